@@ -1,0 +1,6 @@
+namespace PlatformBenchmarks;
+
+internal static class Program
+{
+    public static int Main() => 0;
+}
