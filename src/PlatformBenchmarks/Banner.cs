@@ -1,0 +1,38 @@
+using System.Reflection;
+using System.Runtime;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+
+namespace PlatformBenchmarks;
+
+/// <summary>The start-up banner: what is running, how, and where.</summary>
+internal static class Banner
+{
+    public static void Print(WebApplication app)
+    {
+        string version = typeof(Banner).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion ?? "unknown";
+        var transport = app.Services.GetRequiredService<TransportSettings>();
+        ICollection<string> addresses = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()?.Addresses ?? [];
+
+        var text = new System.Text.StringBuilder();
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"PlatformBenchmarks {version}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Runtime:    {RuntimeInformation.FrameworkDescription} {RuntimeInformation.RuntimeIdentifier}{(RuntimeFeature.IsDynamicCodeSupported ? string.Empty : " (Native AOT)")}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  GC:         {(GCSettings.IsServerGC ? "Server" : "Workstation")}, {GCSettings.LatencyMode}, dynamic adaptation {DescribeDatas()}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Processors: {Environment.ProcessorCount}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  sockets, wait for data {transport.WaitForDataBeforeAllocatingBuffer}, inline scheduling {transport.UnsafePreferInlineScheduling}, I/O queues {(transport.IOQueueCount > 0 ? transport.IOQueueCount : Math.Min(Environment.ProcessorCount, 16))}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Listening:  {string.Join(", ", addresses)}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Routes:     {string.Join(" ", Router.RouteList)}");
+        Console.Out.Write(text.ToString());
+        Console.Out.Flush();
+    }
+
+    private static string DescribeDatas()
+    {
+        IReadOnlyDictionary<string, object> gc = GC.GetConfigurationVariables();
+        return gc.TryGetValue("GCDynamicAdaptationMode", out object? mode) && mode is not null
+            ? (Convert.ToInt64(mode, System.Globalization.CultureInfo.InvariantCulture) == 1 ? "on" : "off")
+            : "off";
+    }
+}

@@ -1,0 +1,19 @@
+using Microsoft.AspNetCore.Server.Kestrel.Core;
+using Microsoft.Extensions.Logging;
+
+namespace PlatformBenchmarks.Http;
+
+internal static class HttpApplicationExtensions
+{
+    /// <summary>
+    /// Makes this engine the terminal connection middleware of a Kestrel endpoint: each accepted connection's
+    /// transport pipes go to an <see cref="HttpConnection{TApp}"/>, and Kestrel's own HTTP layer never runs.
+    /// </summary>
+    public static ListenOptions UseHttpApplication<TApp>(this ListenOptions listenOptions, TApp application, HttpLimits limits, ILogger logger)
+        where TApp : struct, IHttpApplication
+    {
+        ArgumentNullException.ThrowIfNull(listenOptions);
+        listenOptions.Use(_ => connection => new HttpConnection<TApp>(application, connection.Transport, limits, logger).ExecuteAsync());
+        return listenOptions;
+    }
+}

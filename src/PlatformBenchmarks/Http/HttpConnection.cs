@@ -1,0 +1,269 @@
+using System.Buffers;
+using System.IO.Pipelines;
+using Microsoft.Extensions.Logging;
+
+namespace PlatformBenchmarks.Http;
+
+/// <summary>
+/// One HTTP/1.1 connection: reads from the transport, answers every complete request in a read in order, and
+/// flushes once per read. Generic over the application struct so requests reach it without an interface call.
+/// </summary>
+internal sealed partial class HttpConnection<TApp>
+    where TApp : struct, IHttpApplication
+{
+    private enum Step : byte
+    {
+        Dispatched,
+        NeedMore,
+        Close,
+    }
+
+    private readonly PipeReader _input;
+    private readonly PipeWriter _output;
+    private readonly HttpParser _parser;
+    private readonly HttpResponse _response;
+    private readonly ILogger _logger;
+    private TApp _app;
+
+    // A request whose head has been parsed and whose body is still arriving. Its head is kept in the parser's
+    // buffer so the receive buffer can be released while the body is read and discarded.
+    private bool _awaitingBody;
+    private RequestHead _pendingHead;
+    private int _pendingHeadLength;
+    private RequestBodyReader _body;
+
+    private CancellationTokenSource? _requestTimeout;
+    private bool _timeoutArmed;
+    private bool _hasOutput;
+
+    public HttpConnection(TApp app, IDuplexPipe transport, HttpLimits limits, ILogger logger)
+    {
+        _app = app;
+        _input = transport.Input;
+        _output = transport.Output;
+        _parser = new HttpParser(limits);
+        _response = new HttpResponse(_output);
+        _logger = logger;
+    }
+
+    public async Task ExecuteAsync()
+    {
+        try
+        {
+            await ProcessRequestsAsync();
+        }
+        catch (Exception ex) when (IsConnectionFault(ex))
+        {
+            // The peer reset or vanished: nothing to answer, nothing to log above Debug.
+            LogConnectionFault(_logger, ex.Message);
+        }
+        finally
+        {
+            _requestTimeout?.Dispose();
+            await _input.CompleteAsync();
+            await _output.CompleteAsync();
+        }
+    }
+
+    private async Task ProcessRequestsAsync()
+    {
+        while (true)
+        {
+            ReadResult result;
+            try
+            {
+                result = await _input.ReadAsync(_timeoutArmed ? _requestTimeout!.Token : default);
+            }
+            catch (OperationCanceledException) when (_timeoutArmed)
+            {
+                Reject(RequestRejection.Timeout);
+                await _output.FlushAsync();
+                return;
+            }
+
+            ReadOnlySequence<byte> buffer = result.Buffer;
+            bool keepOpen = true;
+            while (true)
+            {
+                Step step = ProcessNext(ref buffer, out ValueTask pending);
+                if (step == Step.NeedMore)
+                {
+                    break;
+                }
+
+                if (step == Step.Close)
+                {
+                    keepOpen = false;
+                    break;
+                }
+
+                if (!pending.IsCompletedSuccessfully)
+                {
+                    await CompleteAsync(pending);
+                }
+
+                if (!_response.HasWritten)
+                {
+                    _response.WriteErrorAndClose(HttpStatus.InternalServerError, "The request was not answered.\n"u8);
+                }
+
+                if (!_response.KeepAlive)
+                {
+                    keepOpen = false;
+                    break;
+                }
+            }
+
+            // Everything before buffer.Start is answered; the rest is a request still arriving.
+            _input.AdvanceTo(buffer.Start, result.Buffer.End);
+
+            if (_hasOutput)
+            {
+                _hasOutput = false;
+                FlushResult flush = await _output.FlushAsync();
+                if (flush.IsCompleted || flush.IsCanceled)
+                {
+                    return;
+                }
+            }
+
+            if (!keepOpen || result.IsCompleted || result.IsCanceled)
+            {
+                // A peer that stopped sending mid-request gets no answer: there is nothing complete to answer.
+                return;
+            }
+
+            UpdateRequestTimeout(partial: _awaitingBody || !buffer.IsEmpty);
+        }
+    }
+
+    /// <summary>Parses and answers the next request in <paramref name="buffer"/>, slicing off what it used.</summary>
+    private Step ProcessNext(ref ReadOnlySequence<byte> buffer, out ValueTask pending)
+    {
+        pending = default;
+        RequestRejection rejection;
+        if (_awaitingBody)
+        {
+            ParseStatus bodyStatus = _body.Read(buffer, out long used, out rejection);
+            buffer = buffer.Slice(used);
+            if (bodyStatus != ParseStatus.Complete)
+            {
+                return bodyStatus == ParseStatus.Incomplete ? Step.NeedMore : Reject(rejection);
+            }
+
+            _awaitingBody = false;
+            return Dispatch(_parser.Retained(_pendingHeadLength), in _pendingHead, out pending);
+        }
+
+        if (buffer.IsEmpty)
+        {
+            return Step.NeedMore;
+        }
+
+        ParseStatus status = _parser.TryParseHead(buffer, out RequestHead head, out ReadOnlySpan<byte> headBytes, out int consumed, out rejection);
+        if (status != ParseStatus.Complete)
+        {
+            buffer = buffer.Slice(consumed);
+            return status == ParseStatus.Incomplete ? Step.NeedMore : Reject(rejection);
+        }
+
+        buffer = buffer.Slice(consumed);
+        if (head.BodyKind != BodyKind.None)
+        {
+            _body = new RequestBodyReader(in head, _parser.Limits);
+            ParseStatus bodyStatus = _body.Read(buffer, out long used, out rejection);
+            buffer = buffer.Slice(used);
+            if (bodyStatus == ParseStatus.Rejected)
+            {
+                return Reject(rejection);
+            }
+
+            if (bodyStatus == ParseStatus.Incomplete)
+            {
+                _parser.Retain(headBytes);
+                _pendingHead = head;
+                _pendingHeadLength = headBytes.Length;
+                _awaitingBody = true;
+                return Step.NeedMore;
+            }
+        }
+
+        return Dispatch(headBytes, in head, out pending);
+    }
+
+    private Step Dispatch(ReadOnlySpan<byte> headBytes, ref readonly RequestHead head, out ValueTask pending)
+    {
+        _response.Reset(in head);
+        _hasOutput = true;
+        try
+        {
+            pending = _app.ProcessRequest(new HttpRequest(headBytes, in head), _response);
+        }
+        catch (Exception ex)
+        {
+            pending = ValueTask.FromException(ex);
+        }
+
+        return Step.Dispatched;
+    }
+
+    private async ValueTask CompleteAsync(ValueTask pending)
+    {
+        try
+        {
+            await pending;
+        }
+        catch (Exception ex) when (!IsConnectionFault(ex))
+        {
+            // An application fault answers its own request with 500 and closes; earlier responses are intact.
+            LogApplicationError(_logger, ex);
+            if (!_response.HasWritten)
+            {
+                _response.WriteErrorAndClose(HttpStatus.InternalServerError, "Internal server error.\n"u8);
+            }
+        }
+    }
+
+    private Step Reject(RequestRejection rejection)
+    {
+        _response.ResetForRejection();
+        _response.WriteErrorAndClose(rejection.ToStatus(), rejection.ToReason());
+        _hasOutput = true;
+        LogRejected(_logger, rejection);
+        return Step.Close;
+    }
+
+    /// <summary>Starts the request clock when a read leaves a request unfinished; stops it when none is.</summary>
+    private void UpdateRequestTimeout(bool partial)
+    {
+        if (partial == _timeoutArmed)
+        {
+            return;
+        }
+
+        if (partial)
+        {
+            _requestTimeout ??= new CancellationTokenSource();
+            _requestTimeout.CancelAfter(_parser.Limits.RequestHeadersTimeout);
+        }
+        else
+        {
+            _requestTimeout!.CancelAfter(Timeout.InfiniteTimeSpan);
+        }
+
+        _timeoutArmed = partial;
+    }
+
+    private static bool IsConnectionFault(Exception ex) =>
+        ex is IOException or System.Net.Sockets.SocketException or ObjectDisposedException
+        || ex is Microsoft.AspNetCore.Connections.ConnectionResetException or Microsoft.AspNetCore.Connections.ConnectionAbortedException;
+
+    [LoggerMessage(EventId = 1, Level = LogLevel.Debug, Message = "Connection ended by the peer: {Reason}")]
+    private static partial void LogConnectionFault(ILogger logger, string reason);
+
+    [LoggerMessage(EventId = 2, Level = LogLevel.Debug, Message = "Request rejected: {Reason}")]
+    private static partial void LogRejected(ILogger logger, RequestRejection reason);
+
+    [LoggerMessage(EventId = 3, Level = LogLevel.Error, Message = "Unhandled application error")]
+    private static partial void LogApplicationError(ILogger logger, Exception exception);
+}

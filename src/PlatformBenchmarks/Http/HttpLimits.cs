@@ -1,0 +1,25 @@
+namespace PlatformBenchmarks.Http;
+
+/// <summary>Request size limits. Bound from the <c>Http</c> configuration section.</summary>
+internal sealed class HttpLimits
+{
+    /// <summary>Longest request line, without its CRLF (414 beyond).</summary>
+    public int MaxRequestLineSize { get; set; } = 8 * 1024;
+
+    /// <summary>Largest header section, every field line with its CRLF (431 beyond).</summary>
+    public int MaxRequestHeadersSize { get; set; } = 32 * 1024;
+
+    /// <summary>Most header fields in one request (431 beyond).</summary>
+    public int MaxRequestHeaderCount { get; set; } = 100;
+
+    /// <summary>Largest request body; bodies are read and discarded (413 beyond).</summary>
+    public long MaxRequestBodySize { get; set; } = 1024 * 1024;
+
+    /// <summary>
+    /// How long a started request may take to arrive in full (408 after). An idle keep-alive connection is never
+    /// timed out: TFB forbids a maximum keep-alive time.
+    /// </summary>
+    public TimeSpan RequestHeadersTimeout { get; set; } = TimeSpan.FromSeconds(30);
+
+    internal int MaxHeadSize => MaxRequestLineSize + 2 + MaxRequestHeadersSize + 2;
+}

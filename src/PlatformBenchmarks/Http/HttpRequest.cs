@@ -1,0 +1,36 @@
+namespace PlatformBenchmarks.Http;
+
+/// <summary>
+/// A parsed request as an application sees it. It borrows the connection's receive buffer, so it is valid only
+/// during the synchronous part of <see cref="IHttpApplication.ProcessRequest"/>: copy out what must outlive it.
+/// </summary>
+internal readonly ref struct HttpRequest
+{
+    private readonly ReadOnlySpan<byte> _head;
+    private readonly ref readonly RequestHead _info;
+
+    public HttpRequest(ReadOnlySpan<byte> head, ref readonly RequestHead info)
+    {
+        _head = head;
+        _info = ref info;
+    }
+
+    public HttpMethod Method => _info.Method;
+
+    public HttpVersion Version => _info.Version;
+
+    public bool KeepAlive => _info.KeepAlive;
+
+    public ReadOnlySpan<byte> MethodToken => _head.Slice(0, _info.MethodLength);
+
+    /// <summary>The request target exactly as sent.</summary>
+    public ReadOnlySpan<byte> Target => _head.Slice(_info.TargetStart, _info.TargetLength);
+
+    /// <summary>The path of the target (for an absolute-form target, without scheme and authority), not decoded.</summary>
+    public ReadOnlySpan<byte> Path => _head.Slice(_info.PathStart, _info.PathLength);
+
+    /// <summary>The query after '?', without it; empty when there is none.</summary>
+    public ReadOnlySpan<byte> Query => _info.QueryStart < 0 ? default : _head.Slice(_info.QueryStart, _info.QueryLength);
+
+    public bool HasQuery => _info.QueryStart >= 0;
+}

@@ -1,0 +1,196 @@
+using System.Buffers;
+using System.IO.Pipelines;
+using System.Runtime.CompilerServices;
+using System.Text.Json;
+
+namespace PlatformBenchmarks.Http;
+
+/// <summary>
+/// Writes responses for one connection into its output pipe. Every response is composed from the preformatted
+/// fields in <c>HttpResponse.Fields.cs</c>: the status line, Server, Date, Content-Type, Content-Length computed
+/// from the body actually written, and Connection when persistence needs saying. Nothing is stored as a whole
+/// response or header block. The connection flushes once per read; this type never flushes.
+/// </summary>
+[System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "The JSON writer holds only managed buffers and lives as long as the connection.")]
+internal sealed partial class HttpResponse
+{
+    private const int InitialBodyCapacity = 4096;
+
+    private readonly PipeWriter _output;
+    private ArrayBufferWriter<byte>? _body;
+    private Utf8JsonWriter? _json;
+    private bool _keepAlive;
+    private bool _isHead;
+    private bool _isHttp10;
+    private bool _written;
+
+    public HttpResponse(PipeWriter output) => _output = output;
+
+    /// <summary>Whether the connection stays open after the response that was just written.</summary>
+    public bool KeepAlive => _keepAlive;
+
+    internal bool HasWritten => _written;
+
+    internal void Reset(in RequestHead head)
+    {
+        _keepAlive = head.KeepAlive;
+        _isHead = head.Method == HttpMethod.Head;
+        _isHttp10 = head.Version == HttpVersion.Http10;
+        _written = false;
+    }
+
+    /// <summary>Prepares a response to a request that could not be parsed: it ends the connection.</summary>
+    internal void ResetForRejection()
+    {
+        _keepAlive = false;
+        _isHead = false;
+        _isHttp10 = false;
+        _written = false;
+    }
+
+    /// <summary>A reusable buffer for a body whose length is known only once it is written; emptied here.</summary>
+    public IBufferWriter<byte> StartBody()
+    {
+        ArrayBufferWriter<byte> body = _body ??= new ArrayBufferWriter<byte>(InitialBodyCapacity);
+        body.ResetWrittenCount();
+        return body;
+    }
+
+    /// <summary>A reusable JSON writer over the body buffer (see <see cref="StartBody"/>).</summary>
+    public Utf8JsonWriter StartJson()
+    {
+        IBufferWriter<byte> body = StartBody();
+        if (_json is null)
+        {
+            // The serializer only writes well-formed JSON; the writer's own validation would check it a second time.
+            _json = new Utf8JsonWriter(body, new JsonWriterOptions { SkipValidation = true });
+        }
+        else
+        {
+            _json.Reset(body);
+        }
+
+        return _json;
+    }
+
+    /// <summary>Sends what was written through <see cref="StartBody"/> or <see cref="StartJson"/> as the body.</summary>
+    public void WriteBuffered(HttpStatus status, ReadOnlySpan<byte> contentType)
+    {
+        _json?.Flush();
+        Write(status, contentType, _body is null ? default : _body.WrittenSpan);
+    }
+
+    /// <summary>Sends a complete response with <paramref name="body"/>.</summary>
+    public void Write(HttpStatus status, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> body) =>
+        WriteCore(status, contentType, body, allow: default);
+
+    /// <summary>405 with the methods the resource allows (RFC 9110 §15.5.6 requires Allow).</summary>
+    public void WriteMethodNotAllowed(ReadOnlySpan<byte> allow) =>
+        WriteCore(HttpStatus.MethodNotAllowed, TextPlain, "Method not allowed.\n"u8, allow);
+
+    /// <summary>A status with a short plain-text reason.</summary>
+    public void WriteText(HttpStatus status, ReadOnlySpan<byte> reason) => WriteCore(status, TextPlain, reason, allow: default);
+
+    /// <summary>A plain-text error after which the connection closes.</summary>
+    public void WriteErrorAndClose(HttpStatus status, ReadOnlySpan<byte> reason)
+    {
+        _keepAlive = false;
+        WriteCore(status, TextPlain, reason, allow: default);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void WriteCore(HttpStatus status, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> body, ReadOnlySpan<byte> allow)
+    {
+        ReadOnlySpan<byte> statusLine = StatusLine(status);
+        ReadOnlySpan<byte> date = DateHeader.Value;
+        ReadOnlySpan<byte> connection = _keepAlive ? (_isHttp10 ? ConnectionKeepAlive : default) : ConnectionClose;
+        int lengthDigits = CountDigits((uint)body.Length);
+        int bodyBytes = _isHead ? 0 : body.Length;
+
+        int total = statusLine.Length
+            + ServerField.Length
+            + DateName.Length + date.Length + 2
+            + ContentTypeName.Length + contentType.Length + 2
+            + ContentLengthName.Length + lengthDigits + 2
+            + (allow.IsEmpty ? 0 : AllowName.Length + allow.Length + 2)
+            + connection.Length
+            + 2
+            + bodyBytes;
+
+        Span<byte> span = _output.GetSpan(total);
+        var writer = new SpanWriter(span);
+        writer.Write(statusLine);
+        writer.Write(ServerField);
+        writer.Write(DateName);
+        writer.Write(date);
+        writer.Write(Crlf);
+        writer.Write(ContentTypeName);
+        writer.Write(contentType);
+        writer.Write(Crlf);
+        writer.Write(ContentLengthName);
+        writer.WriteDigits((uint)body.Length, lengthDigits);
+        writer.Write(Crlf);
+        if (!allow.IsEmpty)
+        {
+            writer.Write(AllowName);
+            writer.Write(allow);
+            writer.Write(Crlf);
+        }
+
+        writer.Write(connection);
+        writer.Write(Crlf);
+        if (!_isHead)
+        {
+            // RFC 9110 §9.3.2: HEAD gets the same fields as GET, Content-Length included, and no body.
+            writer.Write(body);
+        }
+
+        _output.Advance(writer.Position);
+        _written = true;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int CountDigits(uint value)
+    {
+        int digits = 1;
+        while (value >= 10)
+        {
+            value /= 10;
+            digits++;
+        }
+
+        return digits;
+    }
+
+    /// <summary>Sequential writes into a span sized exactly beforehand.</summary>
+    private ref struct SpanWriter
+    {
+        private readonly Span<byte> _span;
+        private int _position;
+
+        public SpanWriter(Span<byte> span) => _span = span;
+
+        public readonly int Position => _position;
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public void Write(ReadOnlySpan<byte> value)
+        {
+            value.CopyTo(_span.Slice(_position));
+            _position += value.Length;
+        }
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public void WriteDigits(uint value, int digits)
+        {
+            Span<byte> target = _span.Slice(_position, digits);
+            for (int i = digits - 1; i >= 0; i--)
+            {
+                uint quotient = value / 10;
+                target[i] = (byte)('0' + (value - (quotient * 10)));
+                value = quotient;
+            }
+
+            _position += digits;
+        }
+    }
+}

@@ -1,0 +1,17 @@
+namespace PlatformBenchmarks.Http;
+
+/// <summary>The status codes this server sends. Each has a preformatted status line in <see cref="HttpResponse"/>.</summary>
+internal enum HttpStatus : short
+{
+    Ok = 200,
+    BadRequest = 400,
+    NotFound = 404,
+    MethodNotAllowed = 405,
+    RequestTimeout = 408,
+    ContentTooLarge = 413,
+    UriTooLong = 414,
+    RequestHeaderFieldsTooLarge = 431,
+    InternalServerError = 500,
+    ServiceUnavailable = 503,
+    HttpVersionNotSupported = 505,
+}

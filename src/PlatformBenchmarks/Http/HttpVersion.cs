@@ -1,0 +1,8 @@
+namespace PlatformBenchmarks.Http;
+
+/// <summary>The HTTP versions this server speaks; any other version is answered with 505.</summary>
+internal enum HttpVersion : byte
+{
+    Http10,
+    Http11,
+}

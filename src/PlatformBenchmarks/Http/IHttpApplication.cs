@@ -1,0 +1,15 @@
+namespace PlatformBenchmarks.Http;
+
+/// <summary>
+/// What the engine calls for each request, in order. Implementations are structs so the connection loop, generic
+/// over them, calls them without an interface dispatch.
+/// </summary>
+internal interface IHttpApplication
+{
+    /// <summary>
+    /// Answers one request through <paramref name="response"/>. Returns a completed task when the response was written
+    /// synchronously; otherwise the engine awaits the task before it reads the next pipelined request, so responses
+    /// leave in request order. <paramref name="request"/> must not be used after the first await.
+    /// </summary>
+    ValueTask ProcessRequest(HttpRequest request, HttpResponse response);
+}
