@@ -1,0 +1,256 @@
+using System.Text;
+using PlatformBenchmarks.Http;
+using PlatformBenchmarks.Tests.Support;
+
+namespace PlatformBenchmarks.Tests.Http;
+
+public class HttpConnectionTests
+{
+    private static string Get(string target, string extra = "") => $"GET {target} HTTP/1.1\r\nHost: test\r\n{extra}\r\n";
+
+    [Fact]
+    public async Task PipelinedRequestsAreAnsweredInOrder()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(string.Concat(Enumerable.Range(0, 16).Select(i => Get($"/r{i}?n={i}"))));
+
+        for (int i = 0; i < 16; i++)
+        {
+            RawResponse response = (await connection.ReadAsync())!;
+            Assert.Equal(200, response.Status);
+            Assert.Equal($"GET /r{i} n={i}", response.BodyText);
+        }
+    }
+
+    [Fact]
+    public async Task AsynchronousAnswersKeepRequestOrder()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Get("/slow/50") + Get("/fast") + Get("/slow/10") + Get("/fast2"));
+
+        Assert.Equal("GET /slow/50 ", (await connection.ReadAsync())!.BodyText);
+        Assert.Equal("GET /fast ", (await connection.ReadAsync())!.BodyText);
+        Assert.Equal("GET /slow/10 ", (await connection.ReadAsync())!.BodyText);
+        Assert.Equal("GET /fast2 ", (await connection.ReadAsync())!.BodyText);
+    }
+
+    [Fact]
+    public async Task RequestWrittenOneByteAtATimeIsAnswered()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        foreach (byte b in Requests.Bytes(Get("/bytes?x=1")))
+        {
+            await connection.SendAsync([b]);
+        }
+
+        Assert.Equal("GET /bytes x=1", (await connection.ReadAsync())!.BodyText);
+    }
+
+    [Fact]
+    public async Task ConnectionCloseIsAnsweredThenTheConnectionCloses()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Get("/a", "Connection: close\r\n") + Get("/never"));
+
+        RawResponse response = (await connection.ReadAsync())!;
+        Assert.Equal("close", response.Header("Connection"));
+        Assert.Equal("GET /a ", response.BodyText);
+        Assert.True(await connection.IsClosedAsync());
+    }
+
+    [Fact]
+    public async Task Http10ClosesUnlessItAskedForKeepAlive()
+    {
+        await using (var connection = new PipeConnection<EchoApplication>(default))
+        {
+            await connection.SendAsync("GET /ka HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /then HTTP/1.0\r\n\r\n");
+            RawResponse first = (await connection.ReadAsync())!;
+            Assert.Equal("keep-alive", first.Header("Connection"));
+            RawResponse second = (await connection.ReadAsync())!;
+            Assert.Equal("close", second.Header("Connection"));
+            Assert.Equal("GET /then ", second.BodyText);
+            Assert.True(await connection.IsClosedAsync());
+        }
+    }
+
+    [Fact]
+    public async Task HeadGetsTheFieldsOfGetWithoutTheBody()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync("HEAD /h HTTP/1.1\r\nHost: test\r\n\r\n" + Get("/after"));
+
+        RawResponse head = (await connection.ReadAsync(head: true))!;
+        Assert.Equal("8", head.Header("Content-Length"));
+        Assert.Equal("GET /after ", (await connection.ReadAsync())!.BodyText);
+    }
+
+    [Fact]
+    public async Task ContentLengthBodyIsSkippedAndTheNextRequestIsAnswered()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync("POST /p HTTP/1.1\r\nHost: test\r\nContent-Length: 12\r\n\r\nGET /fake/\r\n" + Get("/next"));
+
+        Assert.Equal("POST /p ", (await connection.ReadAsync())!.BodyText);
+        Assert.Equal("GET /next ", (await connection.ReadAsync())!.BodyText);
+    }
+
+    [Fact]
+    public async Task BodyArrivingInPiecesIsSkippedBeforeTheNextRequest()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync("POST /p HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhel");
+        await Task.Delay(20);
+        await connection.SendAsync("lo\r\n0\r\nTrailer: x\r\n");
+        await Task.Delay(20);
+        await connection.SendAsync("\r\n" + Get("/next"));
+
+        Assert.Equal("POST /p ", (await connection.ReadAsync())!.BodyText);
+        Assert.Equal("GET /next ", (await connection.ReadAsync())!.BodyText);
+    }
+
+    [Fact]
+    public async Task LargeBodyWithinTheLimitIsSkipped()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        int size = 1024 * 1024;
+        await connection.SendAsync($"PUT /big HTTP/1.1\r\nHost: test\r\nContent-Length: {size}\r\n\r\n");
+        for (int sent = 0; sent < size; sent += 64 * 1024)
+        {
+            await connection.SendAsync(new byte[64 * 1024]);
+        }
+
+        await connection.SendAsync(Get("/next"));
+
+        Assert.Equal("PUT /big ", (await connection.ReadAsync())!.BodyText);
+        Assert.Equal("GET /next ", (await connection.ReadAsync())!.BodyText);
+    }
+
+    [Fact]
+    public async Task BadRequestIsAnsweredWithItsReasonThenClosedAfterEarlierResponses()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Get("/ok") + "GET /bad HTTP/1.1\r\nHost : x\r\n\r\n" + Get("/never"));
+
+        Assert.Equal("GET /ok ", (await connection.ReadAsync())!.BodyText);
+        RawResponse bad = (await connection.ReadAsync())!;
+        Assert.Equal(400, bad.Status);
+        Assert.Equal("close", bad.Header("Connection"));
+        Assert.Equal("Malformed header name.\n", bad.BodyText);
+        Assert.True(await connection.IsClosedAsync());
+    }
+
+    [Theory]
+    [InlineData("POST /p HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400)]
+    [InlineData("POST /p HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcd\r\n", 400)]
+    [InlineData("POST /p HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n100001\r\n", 413)]
+    [InlineData("POST /p HTTP/1.1\r\nHost: t\r\nContent-Length: 2000000\r\n\r\n", 413)]
+    [InlineData("GET /p HTTP/3.0\r\nHost: t\r\n\r\n", 505)]
+    public async Task InvalidBodyOrVersionGetsItsStatusAndCloses(string request, int status)
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(request);
+
+        RawResponse response = (await connection.ReadAsync())!;
+        Assert.Equal(status, response.Status);
+        Assert.Equal("text/plain; charset=utf-8", response.Header("Content-Type"));
+        Assert.NotEmpty(response.Body);
+        Assert.True(await connection.IsClosedAsync());
+    }
+
+    [Fact]
+    public async Task ApplicationFailureAnswers500AndKeepsEarlierResponses()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Get("/one") + Get("/throw") + Get("/never"));
+
+        Assert.Equal("GET /one ", (await connection.ReadAsync())!.BodyText);
+        RawResponse failed = (await connection.ReadAsync())!;
+        Assert.Equal(500, failed.Status);
+        Assert.Equal("close", failed.Header("Connection"));
+        Assert.True(await connection.IsClosedAsync());
+    }
+
+    [Fact]
+    public async Task LateApplicationFailureAnswers500InOrder()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Get("/one") + Get("/slow/13") + Get("/never"));
+
+        Assert.Equal("GET /one ", (await connection.ReadAsync())!.BodyText);
+        Assert.Equal(500, (await connection.ReadAsync())!.Status);
+        Assert.True(await connection.IsClosedAsync());
+    }
+
+    [Fact]
+    public async Task UnansweredRequestGets500()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Get("/silent"));
+
+        Assert.Equal(500, (await connection.ReadAsync())!.Status);
+    }
+
+    [Fact]
+    public async Task RequestThatStopsArrivingGets408()
+    {
+        var limits = new HttpLimits { RequestHeadersTimeout = TimeSpan.FromMilliseconds(200) };
+        await using var connection = new PipeConnection<EchoApplication>(default, limits);
+        await connection.SendAsync(Get("/ok") + "GET /stuck HTTP/1.1\r\nHo");
+
+        Assert.Equal("GET /ok ", (await connection.ReadAsync())!.BodyText);
+        RawResponse timedOut = (await connection.ReadAsync())!;
+        Assert.Equal(408, timedOut.Status);
+        Assert.True(await connection.IsClosedAsync());
+    }
+
+    [Fact]
+    public async Task IdleKeepAliveConnectionIsNotTimedOut()
+    {
+        // TFB forbids a maximum keep-alive time; only a request that started arriving is on the clock.
+        var limits = new HttpLimits { RequestHeadersTimeout = TimeSpan.FromMilliseconds(100) };
+        await using var connection = new PipeConnection<EchoApplication>(default, limits);
+        await connection.SendAsync(Get("/one"));
+        Assert.Equal("GET /one ", (await connection.ReadAsync())!.BodyText);
+
+        await Task.Delay(400);
+        await connection.SendAsync(Get("/two"));
+        Assert.Equal("GET /two ", (await connection.ReadAsync())!.BodyText);
+    }
+
+    [Fact]
+    public async Task HalfClosedClientGetsEveryCompleteAnswerThenTheConnectionCloses()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Get("/a") + Get("/b") + "GET /partial HT");
+        await connection.CompleteInputAsync();
+
+        Assert.Equal("GET /a ", (await connection.ReadAsync())!.BodyText);
+        Assert.Equal("GET /b ", (await connection.ReadAsync())!.BodyText);
+        Assert.True(await connection.IsClosedAsync());
+        await connection.Completion.WaitAsync(TimeSpan.FromSeconds(5));
+    }
+
+    [Fact]
+    public async Task ResponseIsComposedFromItsFields()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Get("/fields"));
+
+        RawResponse response = (await connection.ReadAsync())!;
+        Assert.Equal(
+            "HTTP/1.1 200 OK\r\nServer: PB\r\nDate: *\r\nContent-Type: text/plain\r\nContent-Length: 12\r\n\r\nGET /fields ",
+            response.WithoutDate());
+        Assert.True(DateTimeOffset.TryParseExact(response.Header("Date"), "r", System.Globalization.CultureInfo.InvariantCulture, System.Globalization.DateTimeStyles.None, out _));
+    }
+
+    [Fact]
+    public void DateHeaderIsImfFixdateOfNow()
+    {
+        DateHeader.Refresh();
+        string value = Encoding.ASCII.GetString(DateHeader.Value);
+
+        DateTimeOffset parsed = DateTimeOffset.ParseExact(value, "r", System.Globalization.CultureInfo.InvariantCulture);
+        Assert.InRange(parsed, DateTimeOffset.UtcNow.AddSeconds(-2), DateTimeOffset.UtcNow.AddSeconds(1));
+        Assert.EndsWith(" GMT", value, StringComparison.Ordinal);
+    }
+}

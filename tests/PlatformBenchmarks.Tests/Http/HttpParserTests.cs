@@ -1,0 +1,258 @@
+using System.Buffers;
+using PlatformBenchmarks.Http;
+using PlatformBenchmarks.Tests.Support;
+
+namespace PlatformBenchmarks.Tests.Http;
+
+public class HttpParserTests
+{
+    private static readonly byte[] s_plaintext = Requests.Bytes(Requests.Plaintext);
+    private static readonly byte[] s_json = Requests.Bytes(Requests.Json);
+
+    public static TheoryData<string, int> TruncationPoints()
+    {
+        var data = new TheoryData<string, int>();
+        foreach ((string name, byte[] request) in new[] { ("plaintext", s_plaintext), ("json", s_json) })
+        {
+            for (int i = 0; i < request.Length; i++)
+            {
+                data.Add(name, i);
+            }
+        }
+
+        return data;
+    }
+
+    private static byte[] Fixture(string name) => name == "plaintext" ? s_plaintext : s_json;
+
+    private sealed record Parsed(ParseStatus Status, RequestRejection Rejection, int Consumed, HttpMethod Method, HttpVersion Version, string Path, string Query, bool KeepAlive, int HeaderCount);
+
+    private static Parsed Parse(in ReadOnlySequence<byte> buffer, HttpLimits? limits = null)
+    {
+        var parser = new HttpParser(limits ?? new HttpLimits());
+        ParseStatus status = parser.TryParseHead(buffer, out RequestHead head, out ReadOnlySpan<byte> bytes, out int consumed, out RequestRejection rejection);
+        if (status != ParseStatus.Complete)
+        {
+            return new Parsed(status, rejection, consumed, default, default, "", "", false, 0);
+        }
+
+        var request = new HttpRequest(bytes, in head);
+        return new Parsed(status, rejection, consumed, request.Method, request.Version, Requests.Text(request.Path), Requests.Text(request.Query), request.KeepAlive, head.HeaderCount);
+    }
+
+    private static Parsed Parse(string request, HttpLimits? limits = null) => Parse(new ReadOnlySequence<byte>(Requests.Bytes(request)), limits);
+
+    [Theory]
+    [MemberData(nameof(TruncationPoints))]
+    public void TfbRequestTruncatedAtAnyByteIsIncomplete(string fixture, int length)
+    {
+        byte[] request = Fixture(fixture);
+        Parsed parsed = Parse(new ReadOnlySequence<byte>(request, 0, length));
+
+        Assert.Equal(ParseStatus.Incomplete, parsed.Status);
+        Assert.Equal(RequestRejection.None, parsed.Rejection);
+    }
+
+    [Theory]
+    [MemberData(nameof(TruncationPoints))]
+    public void TfbRequestSplitIntoTwoSegmentsAtAnyByteParsesLikeOnePiece(string fixture, int point)
+    {
+        byte[] request = Fixture(fixture);
+        Parsed whole = Parse(new ReadOnlySequence<byte>(request));
+        Parsed split = Parse(Sequences.Split(request, point));
+
+        Assert.Equal(ParseStatus.Complete, whole.Status);
+        Assert.Equal(whole, split);
+    }
+
+    [Fact]
+    public void TfbPlaintextRequestParsesToItsParts()
+    {
+        Parsed parsed = Parse(Requests.Plaintext);
+
+        Assert.Equal(ParseStatus.Complete, parsed.Status);
+        Assert.Equal(HttpMethod.Get, parsed.Method);
+        Assert.Equal(HttpVersion.Http11, parsed.Version);
+        Assert.Equal("/plaintext", parsed.Path);
+        Assert.Equal("", parsed.Query);
+        Assert.True(parsed.KeepAlive);
+        Assert.Equal(3, parsed.HeaderCount);
+        Assert.Equal(s_plaintext.Length, parsed.Consumed);
+    }
+
+    [Fact]
+    public void RequestSpreadOverEverySingleByteSegmentParsesLikeOnePiece()
+    {
+        int[] everyByte = Enumerable.Range(1, s_json.Length - 1).ToArray();
+
+        Assert.Equal(Parse(new ReadOnlySequence<byte>(s_json)), Parse(Sequences.Split(s_json, everyByte)));
+    }
+
+    [Fact]
+    public void PipelinedRequestsParseOneHeadAtATime()
+    {
+        byte[] batch = Requests.Bytes(Requests.Plaintext + Requests.Json);
+        var parser = new HttpParser(new HttpLimits());
+        var buffer = new ReadOnlySequence<byte>(batch);
+
+        Assert.Equal(ParseStatus.Complete, parser.TryParseHead(buffer, out _, out _, out int first, out _));
+        Assert.Equal(s_plaintext.Length, first);
+        buffer = buffer.Slice(first);
+        Assert.Equal(ParseStatus.Complete, parser.TryParseHead(buffer, out RequestHead head, out ReadOnlySpan<byte> bytes, out int second, out _));
+        Assert.Equal("/json", Requests.Text(new HttpRequest(bytes, in head).Path));
+        Assert.Equal(s_json.Length, second);
+    }
+
+    [Theory]
+    [InlineData("GET /queries?queries=20 HTTP/1.1\r\nHost: a\r\n\r\n", "/queries", "queries=20")]
+    [InlineData("GET /queries? HTTP/1.1\r\nHost: a\r\n\r\n", "/queries", "")]
+    [InlineData("GET http://tfb-server:8080/json?x=1 HTTP/1.1\r\nHost: a\r\n\r\n", "/json", "x=1")]
+    [InlineData("GET http://tfb-server HTTP/1.1\r\nHost: a\r\n\r\n", "", "")]
+    [InlineData("OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n", "*", "")]
+    public void TargetSplitsIntoPathAndQuery(string request, string path, string query)
+    {
+        Parsed parsed = Parse(request);
+
+        Assert.Equal(ParseStatus.Complete, parsed.Status);
+        Assert.Equal(path, parsed.Path);
+        Assert.Equal(query, parsed.Query);
+    }
+
+    [Theory]
+    [InlineData("GET / HTTP/1.1\r\nHost: a\r\n\r\n", true)]
+    [InlineData("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n", false)]
+    [InlineData("GET / HTTP/1.1\r\nHost: a\r\nConnection: Upgrade, CLOSE\r\n\r\n", false)]
+    [InlineData("GET / HTTP/1.0\r\n\r\n", false)]
+    [InlineData("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", true)]
+    [InlineData("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\nHost: a\r\n\r\n", true)]
+    public void PersistenceFollowsVersionAndConnectionHeader(string request, bool keepAlive)
+    {
+        Parsed parsed = Parse(request);
+
+        Assert.Equal(ParseStatus.Complete, parsed.Status);
+        Assert.Equal(keepAlive, parsed.KeepAlive);
+    }
+
+    [Theory]
+    [InlineData("GET / HTTP/1.1\r\nHost:a\r\nX-Empty:\r\nX-Spaces: \t v a l \t \r\n\r\n")]
+    [InlineData("\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n")]
+    [InlineData("PURGE / HTTP/1.1\r\nHost: a\r\n\r\n")]
+    [InlineData("GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n")]
+    [InlineData("GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: Chunked\r\n\r\n")]
+    [InlineData("GET / HTTP/1.1\r\nHost: a\r\nX-Latin: caf\u00e9\r\n\r\n")]
+    public void UnusualButValidRequestsAreAccepted(string request)
+    {
+        Assert.Equal(ParseStatus.Complete, Parse(request).Status);
+    }
+
+    public static TheoryData<string, RequestRejection, HttpStatus> InvalidRequests() => new()
+    {
+        { "GET  /x HTTP/1.1\r\nHost: a\r\n\r\n", RequestRejection.InvalidTarget, HttpStatus.BadRequest },
+        { " GET /x HTTP/1.1\r\nHost: a\r\n\r\n", RequestRejection.InvalidMethod, HttpStatus.BadRequest },
+        { "G@T /x HTTP/1.1\r\nHost: a\r\n\r\n", RequestRejection.InvalidMethod, HttpStatus.BadRequest },
+        { "GET\r\nHost: a\r\n\r\n", RequestRejection.InvalidRequestLine, HttpStatus.BadRequest },
+        { "GET /x\r\nHost: a\r\n\r\n", RequestRejection.InvalidRequestLine, HttpStatus.BadRequest },
+        { "GET /\u0001 HTTP/1.1\r\nHost: a\r\n\r\n", RequestRejection.InvalidTarget, HttpStatus.BadRequest },
+        { "GET /\u00e9 HTTP/1.1\r\nHost: a\r\n\r\n", RequestRejection.InvalidTarget, HttpStatus.BadRequest },
+        { "GET x HTTP/1.1\r\nHost: a\r\n\r\n", RequestRejection.InvalidTarget, HttpStatus.BadRequest },
+        { "GET * HTTP/1.1\r\nHost: a\r\n\r\n", RequestRejection.InvalidTarget, HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1 \r\nHost: a\r\n\r\n", RequestRejection.InvalidVersion, HttpStatus.BadRequest },
+        { "GET /x HTTPS/1.1\r\nHost: a\r\n\r\n", RequestRejection.InvalidVersion, HttpStatus.BadRequest },
+        { "GET /x http/1.1\r\nHost: a\r\n\r\n", RequestRejection.InvalidVersion, HttpStatus.BadRequest },
+        { "GET /x HTTP/2.0\r\nHost: a\r\n\r\n", RequestRejection.UnsupportedVersion, HttpStatus.HttpVersionNotSupported },
+        { "GET /x HTTP/0.9\r\nHost: a\r\n\r\n", RequestRejection.UnsupportedVersion, HttpStatus.HttpVersionNotSupported },
+        { "GET /x HTTP/1.1\nHost: a\r\n\r\n", RequestRejection.InvalidRequestLine, HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a\nX: b\r\n\r\n", RequestRejection.InvalidHeaderLine, HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost : a\r\n\r\n", RequestRejection.InvalidHeaderName, HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a\r\n: empty\r\n\r\n", RequestRejection.InvalidHeaderLine, HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a\r\nNoColon\r\n\r\n", RequestRejection.InvalidHeaderLine, HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a\r\nX-A: 1\r\n folded\r\n\r\n", RequestRejection.ObsoleteLineFolding, HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\n Host: a\r\n\r\n", RequestRejection.ObsoleteLineFolding, HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a\r\nX-A: a\u0000b\r\n\r\n", RequestRejection.InvalidHeaderValue, HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a\r\nX-A: a\rb\r\n\r\n", RequestRejection.InvalidHeaderValue, HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nAccept: */*\r\n\r\n", RequestRejection.MissingHost, HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", RequestRejection.MultipleHosts, HttpStatus.BadRequest },
+        { "GET /x HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n", RequestRejection.MultipleHosts, HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: abc\r\n\r\n", RequestRejection.InvalidContentLength, HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n", RequestRejection.InvalidContentLength, HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: +5\r\n\r\n", RequestRejection.InvalidContentLength, HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5, 5\r\n\r\n", RequestRejection.InvalidContentLength, HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length:\r\n\r\n", RequestRejection.InvalidContentLength, HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999999999999999\r\n\r\n", RequestRejection.InvalidContentLength, HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", RequestRejection.ConflictingContentLength, HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n", RequestRejection.ContentLengthWithTransferEncoding, HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", RequestRejection.UnsupportedTransferCoding, HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: identity\r\n\r\n", RequestRejection.UnsupportedTransferCoding, HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked, chunked\r\n\r\n", RequestRejection.UnsupportedTransferCoding, HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", RequestRejection.UnsupportedTransferCoding, HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding:\r\n\r\n", RequestRejection.UnsupportedTransferCoding, HttpStatus.BadRequest },
+        { "POST /x HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", RequestRejection.TransferEncodingInHttp10, HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 1048577\r\n\r\n", RequestRejection.BodyTooLarge, HttpStatus.ContentTooLarge },
+        { "GET /" + new string('a', 8200) + " HTTP/1.1\r\nHost: a\r\n\r\n", RequestRejection.RequestLineTooLong, HttpStatus.UriTooLong },
+        { "GET / HTTP/1.1\r\nHost: a\r\nX-Big: " + new string('a', 33 * 1024) + "\r\n\r\n", RequestRejection.HeadersTooLarge, HttpStatus.RequestHeaderFieldsTooLarge },
+        { "GET / HTTP/1.1\r\nHost: a\r\n" + string.Concat(Enumerable.Range(0, 100).Select(i => $"X-{i}: v\r\n")) + "\r\n", RequestRejection.TooManyHeaders, HttpStatus.RequestHeaderFieldsTooLarge },
+    };
+
+    [Theory]
+    [MemberData(nameof(InvalidRequests))]
+    public void InvalidRequestIsRejectedWithItsStatus(string request, RequestRejection expected, HttpStatus status)
+    {
+        Parsed parsed = Parse(request);
+
+        Assert.Equal(ParseStatus.Rejected, parsed.Status);
+        Assert.Equal(expected, parsed.Rejection);
+        Assert.Equal(status, expected.ToStatus());
+        Assert.False(expected.ToReason().IsEmpty);
+    }
+
+    [Theory]
+    [MemberData(nameof(InvalidRequests))]
+    public void InvalidRequestSplitOverSegmentsIsRejectedTheSameWay(string request, RequestRejection expected, HttpStatus status)
+    {
+        byte[] bytes = Requests.Bytes(request);
+        Parsed parsed = Parse(Sequences.Split(bytes, 1, bytes.Length / 2, bytes.Length - 1));
+
+        Assert.Equal(ParseStatus.Rejected, parsed.Status);
+        Assert.Equal(expected, parsed.Rejection);
+        Assert.Equal(status, parsed.Rejection.ToStatus());
+    }
+
+    [Fact]
+    public void RequestLineStillArrivingIsRejectedOnceItPassesTheLimit()
+    {
+        var limits = new HttpLimits();
+        string partial = "GET /" + new string('a', limits.MaxRequestLineSize);
+
+        Assert.Equal(RequestRejection.RequestLineTooLong, Parse(partial, limits).Rejection);
+        Assert.Equal(ParseStatus.Incomplete, Parse(partial[..^10], limits).Status);
+    }
+
+    [Fact]
+    public void HeadersStillArrivingAreRejectedOnceTheyPassTheLimit()
+    {
+        var limits = new HttpLimits();
+        string partial = "GET / HTTP/1.1\r\nX-Big: " + new string('a', limits.MaxRequestHeadersSize + 10);
+
+        Assert.Equal(RequestRejection.HeadersTooLarge, Parse(partial, limits).Rejection);
+    }
+
+    [Fact]
+    public void HeadersAtTheLimitsAreAccepted()
+    {
+        var limits = new HttpLimits();
+        string line = "GET /" + new string('a', limits.MaxRequestLineSize - "GET / HTTP/1.1".Length) + " HTTP/1.1";
+        string fields = "Host: a\r\n" + string.Concat(Enumerable.Range(0, limits.MaxRequestHeaderCount - 1).Select(i => $"X-{i:D2}: v\r\n"));
+
+        Assert.Equal(limits.MaxRequestLineSize, line.Length);
+        Assert.Equal(ParseStatus.Complete, Parse(line + "\r\n" + fields + "\r\n", limits).Status);
+    }
+
+    [Fact]
+    public void LeadingEmptyLinesAloneAreConsumedWhileWaiting()
+    {
+        Parsed parsed = Parse("\r\n\r\n");
+
+        Assert.Equal(ParseStatus.Incomplete, parsed.Status);
+        Assert.Equal(4, parsed.Consumed);
+    }
+}
