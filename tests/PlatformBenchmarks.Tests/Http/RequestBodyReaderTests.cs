@@ -1,0 +1,112 @@
+using System.Buffers;
+using PlatformBenchmarks.Http;
+using PlatformBenchmarks.Tests.Support;
+
+namespace PlatformBenchmarks.Tests.Http;
+
+public class RequestBodyReaderTests
+{
+    private const string ChunkedBody = "5;name=value\r\nhello\r\n1A\r\nabcdefghijklmnopqrstuvwxyz\r\n000\r\nTrailer-One: 1\r\nTrailer-Two: 2\r\n\r\n";
+
+    private static RequestBodyReader ChunkedReader(HttpLimits? limits = null) =>
+        new(new RequestHead { BodyKind = BodyKind.Chunked }, limits ?? new HttpLimits());
+
+    public static TheoryData<int> ChunkedSplitPoints()
+    {
+        var data = new TheoryData<int>();
+        for (int i = 0; i <= ChunkedBody.Length; i++)
+        {
+            data.Add(i);
+        }
+
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(ChunkedSplitPoints))]
+    public void ChunkedBodyFedInTwoPiecesAtAnyByteEndsAtItsLastByte(int point)
+    {
+        byte[] bytes = Requests.Bytes(ChunkedBody + "GET /next");
+        RequestBodyReader reader = ChunkedReader();
+
+        ParseStatus first = reader.Read(new ReadOnlySequence<byte>(bytes, 0, point), out long used, out RequestRejection rejection);
+        Assert.Equal(RequestRejection.None, rejection);
+        Assert.Equal(point < ChunkedBody.Length ? ParseStatus.Incomplete : ParseStatus.Complete, first);
+        Assert.Equal(Math.Min(point, ChunkedBody.Length), used);
+
+        if (first == ParseStatus.Incomplete)
+        {
+            ParseStatus second = reader.Read(new ReadOnlySequence<byte>(bytes, point, bytes.Length - point), out long rest, out rejection);
+            Assert.Equal(ParseStatus.Complete, second);
+            Assert.Equal(ChunkedBody.Length, used + rest);
+        }
+    }
+
+    [Fact]
+    public void ChunkedBodyOverManySegmentsEndsAtItsLastByte()
+    {
+        byte[] bytes = Requests.Bytes(ChunkedBody + "tail");
+        RequestBodyReader reader = ChunkedReader();
+
+        ParseStatus status = reader.Read(Sequences.Split(bytes, 3, 7, 15, 30, 50), out long used, out _);
+
+        Assert.Equal(ParseStatus.Complete, status);
+        Assert.Equal(ChunkedBody.Length, used);
+    }
+
+    [Theory]
+    [InlineData("x\r\n", RequestRejection.InvalidChunkedBody)]
+    [InlineData("\r\n", RequestRejection.InvalidChunkedBody)]
+    [InlineData("5\n", RequestRejection.InvalidChunkedBody)]
+    [InlineData("5\r\nhello\n", RequestRejection.InvalidChunkedBody)]
+    [InlineData("5\r\nhelloX\r\n", RequestRejection.InvalidChunkedBody)]
+    [InlineData("5;a\u0001\r\n", RequestRejection.InvalidChunkedBody)]
+    [InlineData("0\r\nBad\u0000Trailer\r\n\r\n", RequestRejection.InvalidChunkedBody)]
+    [InlineData("0\r\n\rX", RequestRejection.InvalidChunkedBody)]
+    [InlineData("FFFFFFFFFFFFFFFFFF\r\n", RequestRejection.BodyTooLarge)]
+    [InlineData("100001\r\n", RequestRejection.BodyTooLarge)]
+    public void MalformedChunkedBodyIsRejected(string body, RequestRejection expected)
+    {
+        RequestBodyReader reader = ChunkedReader();
+
+        ParseStatus status = reader.Read(new ReadOnlySequence<byte>(Requests.Bytes(body)), out _, out RequestRejection rejection);
+
+        Assert.Equal(ParseStatus.Rejected, status);
+        Assert.Equal(expected, rejection);
+    }
+
+    [Fact]
+    public void ChunksAddingUpPastTheBodyLimitAreRejected()
+    {
+        var limits = new HttpLimits { MaxRequestBodySize = 10 };
+        RequestBodyReader reader = ChunkedReader(limits);
+
+        ParseStatus status = reader.Read(new ReadOnlySequence<byte>(Requests.Bytes("6\r\nabcdef\r\n6\r\n")), out _, out RequestRejection rejection);
+
+        Assert.Equal(ParseStatus.Rejected, status);
+        Assert.Equal(RequestRejection.BodyTooLarge, rejection);
+    }
+
+    [Fact]
+    public void TrailersPastTheLimitAreRejected()
+    {
+        var limits = new HttpLimits { MaxRequestHeadersSize = 16 };
+        RequestBodyReader reader = ChunkedReader(limits);
+
+        ParseStatus status = reader.Read(new ReadOnlySequence<byte>(Requests.Bytes("0\r\nX-Long-Trailer: 0123456789\r\n\r\n")), out _, out RequestRejection rejection);
+
+        Assert.Equal(ParseStatus.Rejected, status);
+        Assert.Equal(RequestRejection.TrailersTooLarge, rejection);
+    }
+
+    [Fact]
+    public void ContentLengthBodyIsCountedAcrossReads()
+    {
+        var reader = new RequestBodyReader(new RequestHead { BodyKind = BodyKind.ContentLength, ContentLength = 10 }, new HttpLimits());
+
+        Assert.Equal(ParseStatus.Incomplete, reader.Read(new ReadOnlySequence<byte>(new byte[4]), out long first, out _));
+        Assert.Equal(ParseStatus.Complete, reader.Read(new ReadOnlySequence<byte>(new byte[20]), out long second, out _));
+        Assert.Equal(4, first);
+        Assert.Equal(6, second);
+    }
+}

@@ -1,0 +1,84 @@
+using System.Net;
+using System.Net.Sockets;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.Extensions.DependencyInjection;
+
+namespace PlatformBenchmarks.Tests.Support;
+
+/// <summary>The real server, as Program builds it, listening on an ephemeral loopback port.</summary>
+public sealed class ServerFixture : IAsyncLifetime
+{
+    private WebApplication? _app;
+
+    public int Port { get; private set; }
+
+    public async Task InitializeAsync()
+    {
+        _app = Program.BuildApplication(["--urls", "http://127.0.0.1:0"]);
+        await _app.StartAsync();
+        string address = _app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.Single();
+        Port = new Uri(address).Port;
+    }
+
+    public async Task DisposeAsync()
+    {
+        if (_app is not null)
+        {
+            await _app.StopAsync();
+            await _app.DisposeAsync();
+        }
+    }
+
+    /// <summary>A raw TCP connection to the server.</summary>
+    public async Task<RawClient> ConnectAsync()
+    {
+        var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+        await socket.ConnectAsync(IPAddress.Loopback, Port);
+        return new RawClient(socket);
+    }
+}
+
+public sealed class RawClient : IDisposable
+{
+    private readonly Socket _socket;
+
+    internal RawClient(Socket socket)
+    {
+        _socket = socket;
+        Stream = new NetworkStream(socket, ownsSocket: true);
+    }
+
+    public NetworkStream Stream { get; }
+
+    public async Task SendAsync(string text) => await Stream.WriteAsync(Requests.Bytes(text));
+
+    internal Task<RawResponse?> ReadAsync(bool head = false) =>
+        RawResponse.ReadAsync(Stream, head, new CancellationTokenSource(TimeSpan.FromSeconds(10)).Token);
+
+    /// <summary>True when the server closed the connection (the next read sees end of stream).</summary>
+    public async Task<bool> IsClosedByServerAsync()
+    {
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(10));
+        byte[] one = new byte[1];
+        try
+        {
+            return await Stream.ReadAsync(one, timeout.Token) == 0;
+        }
+        catch (IOException)
+        {
+            return true;
+        }
+    }
+
+    public void ShutdownSend() => _socket.Shutdown(SocketShutdown.Send);
+
+    public void Reset()
+    {
+        _socket.LingerState = new LingerOption(true, 0);
+        _socket.Close();
+    }
+
+    public void Dispose() => Stream.Dispose();
+}
