@@ -8,6 +8,7 @@ namespace PlatformBenchmarks.Http;
 /// One HTTP/1.1 connection: reads from the transport, answers every complete request in a read in order, and
 /// flushes once per read. Generic over the application struct so requests reach it without an interface call.
 /// </summary>
+[System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "The connection's lifetime is ExecuteAsync, which disposes its timer in a finally.")]
 internal sealed partial class HttpConnection<TApp>
     where TApp : struct, IHttpApplication
 {
@@ -243,12 +244,18 @@ internal sealed partial class HttpConnection<TApp>
 
         if (partial)
         {
-            _requestTimeout ??= new CancellationTokenSource();
+            // A source whose timer fired after its request completed cannot be reset: replace it.
+            if (_requestTimeout is null || !_requestTimeout.TryReset())
+            {
+                _requestTimeout?.Dispose();
+                _requestTimeout = new CancellationTokenSource();
+            }
+
             _requestTimeout.CancelAfter(_parser.Limits.RequestHeadersTimeout);
         }
         else
         {
-            _requestTimeout!.CancelAfter(Timeout.InfiniteTimeSpan);
+            _requestTimeout!.TryReset();
         }
 
         _timeoutArmed = partial;

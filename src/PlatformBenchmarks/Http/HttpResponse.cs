@@ -16,6 +16,9 @@ internal sealed partial class HttpResponse
 {
     private const int InitialBodyCapacity = 4096;
 
+    // Kestrel's transport hands out 4 KiB blocks; asking for more than one block in one span costs a fallback buffer.
+    private const int OneSpanLimit = 4096;
+
     private readonly PipeWriter _output;
     private ArrayBufferWriter<byte>? _body;
     private Utf8JsonWriter? _json;
@@ -107,17 +110,18 @@ internal sealed partial class HttpResponse
         int lengthDigits = CountDigits((uint)body.Length);
         int bodyBytes = _isHead ? 0 : body.Length;
 
-        int total = statusLine.Length
+        int headLength = statusLine.Length
             + ServerField.Length
             + DateName.Length + date.Length + 2
             + ContentTypeName.Length + contentType.Length + 2
             + ContentLengthName.Length + lengthDigits + 2
             + (allow.IsEmpty ? 0 : AllowName.Length + allow.Length + 2)
             + connection.Length
-            + 2
-            + bodyBytes;
+            + 2;
 
-        Span<byte> span = _output.GetSpan(total);
+        // Small responses go into one span; a larger body is copied after the head, across pool blocks.
+        bool oneSpan = headLength + bodyBytes <= OneSpanLimit;
+        Span<byte> span = _output.GetSpan(oneSpan ? headLength + bodyBytes : headLength);
         var writer = new SpanWriter(span);
         writer.Write(statusLine);
         writer.Write(ServerField);
@@ -139,13 +143,19 @@ internal sealed partial class HttpResponse
 
         writer.Write(connection);
         writer.Write(Crlf);
-        if (!_isHead)
+
+        // RFC 9110 §9.3.2: HEAD gets the same fields as GET, Content-Length included, and no body.
+        if (oneSpan)
         {
-            // RFC 9110 §9.3.2: HEAD gets the same fields as GET, Content-Length included, and no body.
-            writer.Write(body);
+            writer.Write(body.Slice(0, bodyBytes));
+            _output.Advance(writer.Position);
+        }
+        else
+        {
+            _output.Advance(writer.Position);
+            _output.Write(body.Slice(0, bodyBytes));
         }
 
-        _output.Advance(writer.Position);
         _written = true;
     }
 

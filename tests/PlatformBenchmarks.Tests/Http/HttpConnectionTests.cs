@@ -253,4 +253,24 @@ public class HttpConnectionTests
         Assert.InRange(parsed, DateTimeOffset.UtcNow.AddSeconds(-2), DateTimeOffset.UtcNow.AddSeconds(1));
         Assert.EndsWith(" GMT", value, StringComparison.Ordinal);
     }
+
+    [Theory]
+    [InlineData(0)]
+    [InlineData(1)]
+    [InlineData(3990)]
+    [InlineData(4096)]
+    [InlineData(70000)]
+    public async Task BodiesOfAnySizeAreFramedExactly(int size)
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Get($"/size/{size}") + $"HEAD /size/{size} HTTP/1.1\r\nHost: t\r\n\r\n" + Get("/after"));
+
+        RawResponse response = (await connection.ReadAsync())!;
+        Assert.Equal(size.ToString(System.Globalization.CultureInfo.InvariantCulture), response.Header("Content-Length"));
+        Assert.Equal(size, response.Body.Length);
+        Assert.All(response.Body.Select((b, i) => (b, i)), x => Assert.Equal((byte)('a' + (x.i % 26)), x.b));
+        RawResponse head = (await connection.ReadAsync(head: true))!;
+        Assert.Equal(response.Header("Content-Length"), head.Header("Content-Length"));
+        Assert.Equal("GET /after ", (await connection.ReadAsync())!.BodyText);
+    }
 }

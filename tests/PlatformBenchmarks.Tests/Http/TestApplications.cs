@@ -22,6 +22,14 @@ internal readonly struct EchoApplication : IHttpApplication
             return default;
         }
 
+        if (path.StartsWith("/size/"u8))
+        {
+            // A body of N bytes written through the reusable body buffer.
+            int size = int.Parse(Encoding.ASCII.GetString(path[6..]), System.Globalization.CultureInfo.InvariantCulture);
+            WriteSized(response, size);
+            return default;
+        }
+
         string echo = $"{Encoding.ASCII.GetString(request.MethodToken)} {Encoding.ASCII.GetString(path)} {Encoding.ASCII.GetString(request.Query)}";
         if (path.StartsWith("/slow/"u8))
         {
@@ -31,6 +39,19 @@ internal readonly struct EchoApplication : IHttpApplication
 
         response.Write(HttpStatus.Ok, "text/plain"u8, Encoding.ASCII.GetBytes(echo));
         return default;
+    }
+
+    private static void WriteSized(HttpResponse response, int size)
+    {
+        System.Buffers.IBufferWriter<byte> writer = response.StartBody();
+        Span<byte> body = writer.GetSpan(size)[..size];
+        for (int i = 0; i < size; i++)
+        {
+            body[i] = (byte)('a' + (i % 26));
+        }
+
+        writer.Advance(size);
+        response.WriteBuffered(HttpStatus.Ok, "text/plain"u8);
     }
 
     private static async ValueTask AnswerLaterAsync(HttpResponse response, string echo, int delay)
