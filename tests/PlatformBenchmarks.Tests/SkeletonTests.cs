@@ -1,7 +1,0 @@
-namespace PlatformBenchmarks.Tests;
-
-public class SkeletonTests
-{
-    [Fact]
-    public void BuildsAndRuns() => Assert.Equal(4, 2 + 2);
-}
