@@ -40,6 +40,76 @@ public class StatementCountTests
         Assert.Equal(new StatementCounts(0, 0, 0), await MeasureAsync("world", () => cache.GetCachedWorldsAsync(100).AsTask()));
     }
 
+    /// <summary>
+    /// Each statement must be followed by its own Sync (tfb-rules.md §2 #7). Outside an explicit transaction every Sync ends
+    /// an implicit transaction, so the server's transaction count tells whether the reads of a request were really
+    /// separated: one Sync for a whole batch, or a transaction around the reads, would count one per request instead.
+    /// </summary>
+    [Theory]
+    [InlineData(Mode.Multiplexing)]
+    [InlineData(Mode.MultiplexingSequential)]
+    [InlineData(Mode.Pooled)]
+    [InlineData(Mode.PooledSequential)]
+    public async Task EveryStatementIsItsOwnTransactionOnTheServer(Mode mode)
+    {
+        const string applicationName = "platformbenchmarks-sync-test";
+        var options = TestDatabase.Options(mode);
+        var database = new Database(new DatabaseOptions
+        {
+            ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
+            Multiplexing = options.Multiplexing,
+            PipelineReads = options.PipelineReads,
+        });
+        try
+        {
+            Assert.True((await database.TryWarmUpAsync()).IsAvailable);
+            await FlushStatisticsAsync(database, applicationName);
+            database = new Database(new DatabaseOptions
+            {
+                ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
+                Multiplexing = options.Multiplexing,
+                PipelineReads = options.PipelineReads,
+            });
+            var before = await CommittedTransactionsAsync();
+
+            await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => database.LoadWorldsAsync(20).AsTask()));
+            await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => database.UpdateWorldsAsync(20).AsTask()));
+            await FlushStatisticsAsync(database, applicationName);
+
+            var transactions = await CommittedTransactionsAsync() - before;
+            // 64 x 20 reads + 64 x (20 reads + 1 update). On top: the start-up transaction of each new backend (up to the
+            // pool size, 64 without multiplexing) and this test's own queries. A single Sync per request would give ~200.
+            var expected = (64 * 20) + (64 * 21);
+            Assert.InRange(transactions, expected, expected + 128);
+        }
+        finally
+        {
+            await database.DisposeAsync();
+        }
+    }
+
+    /// <summary>Backends publish their statistics when they exit: close every connection and wait until they are gone.</summary>
+    private static async Task FlushStatisticsAsync(Database database, string applicationName)
+    {
+        await database.DisposeAsync();
+        await using var connection = await TestDatabase.OpenDirectAsync();
+        await using var command = new NpgsqlCommand("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", connection);
+        command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = applicationName });
+        for (var attempt = 0; (long)(await command.ExecuteScalarAsync())! != 0; attempt++)
+        {
+            Assert.True(attempt < 100, "the test's backends did not exit within 5 s");
+            await Task.Delay(50);
+        }
+    }
+
+    private static async Task<long> CommittedTransactionsAsync()
+    {
+        await using var connection = await TestDatabase.OpenDirectAsync();
+        await using var command = new NpgsqlCommand(
+            "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()", connection);
+        return (long)(await command.ExecuteScalarAsync())!;
+    }
+
     private static async Task<StatementCounts> MeasureAsync(string table, Func<Task> request)
     {
         await using var connection = await TestDatabase.OpenDirectAsync();
