@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: starts the local PostgreSQL the data tests need (scripts/db.sh, as root), then `dotnet test`
+# on the solution in Release. Extra arguments go to dotnet test, e.g. scripts/test.sh --filter "FullyQualifiedName~Data".
+# The data tests include stopping and restarting that PostgreSQL (OutageTests), so they need root too.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+
+scripts/db.sh start
+
+echo "test.sh: dotnet test PlatformBenchmarks.sln (Release)"
+dotnet test PlatformBenchmarks.sln --configuration Release --nologo "$@"

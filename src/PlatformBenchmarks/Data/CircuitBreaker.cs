@@ -1,0 +1,65 @@
+using System.Diagnostics;
+
+namespace PlatformBenchmarks.Data;
+
+/// <summary>
+/// Fails database calls immediately for a short period after PostgreSQL proved unreachable, so that requests arriving
+/// during an outage get their 503 at once instead of each paying for a connection attempt, and a returning database is
+/// not stampeded. After the period one call is let through as a probe; its success closes the breaker, its failure
+/// re-opens it. A probe that never finishes cannot wedge the breaker: the next period admits another probe.
+/// </summary>
+internal sealed class CircuitBreaker
+{
+    private readonly long _openTicks;
+
+    // Stopwatch timestamp until which calls fail fast; 0 while closed. The hot path is one volatile read of it.
+    private long _openUntil;
+    private string _reason = "";
+
+    public CircuitBreaker(TimeSpan openPeriod)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(openPeriod, TimeSpan.Zero);
+        _openTicks = Math.Max(1, (long)(openPeriod.TotalSeconds * Stopwatch.Frequency));
+    }
+
+    public bool IsOpen => Volatile.Read(ref _openUntil) != 0;
+
+    /// <summary>
+    /// Admits a call or throws <see cref="DatabaseUnavailableException"/>. Returns true when the call is the probe,
+    /// whose outcome must be reported with <see cref="Succeeded"/> or <see cref="Tripped"/>.
+    /// </summary>
+    public bool Enter()
+    {
+        var until = Volatile.Read(ref _openUntil);
+        if (until == 0)
+        {
+            return false;
+        }
+
+        var now = Stopwatch.GetTimestamp();
+        // Only the caller that moves the deadline forward becomes the probe; everyone else keeps failing fast.
+        if (now < until || Interlocked.CompareExchange(ref _openUntil, now + _openTicks, until) != until)
+        {
+            throw new DatabaseUnavailableException($"database unavailable ({_reason}); failing fast until it answers again");
+        }
+
+        return true;
+    }
+
+    /// <summary>The database answered (successfully or with a query error): a probe closes the breaker.</summary>
+    public void Succeeded(bool probe)
+    {
+        if (probe)
+        {
+            Volatile.Write(ref _openUntil, 0);
+        }
+    }
+
+    /// <summary>The database is unreachable: open (or keep open) the breaker. Returns true when it was closed before.</summary>
+    public bool Tripped(string reason)
+    {
+        _reason = reason;
+        var wasClosed = Interlocked.Exchange(ref _openUntil, Stopwatch.GetTimestamp() + _openTicks) == 0;
+        return wasClosed;
+    }
+}

@@ -1,0 +1,31 @@
+namespace PlatformBenchmarks.Data;
+
+internal sealed partial class Database
+{
+    /// <summary>
+    /// Every row of the fortune table, unsorted. The caller adds the request-time fortune and sorts
+    /// (<see cref="Fortune.AddAdditionalAndSort"/>).
+    /// </summary>
+    public async ValueTask<List<Fortune>> LoadFortunesAsync()
+    {
+        var probe = _breaker.Enter();
+        try
+        {
+            using var command = _dataSource.CreateCommand(FortuneSql);
+            await using var reader = await command.ExecuteReaderAsync();
+            // Grows as rows arrive: the list must not be sized from the known row count (tfb-rules.md §4.5).
+            var fortunes = new List<Fortune>();
+            while (await reader.ReadAsync())
+            {
+                fortunes.Add(new Fortune(reader.GetInt32(0), reader.GetString(1)));
+            }
+
+            _breaker.Succeeded(probe);
+            return fortunes;
+        }
+        catch (Exception exception) when (IsUnavailability(exception, probe, out var unavailable))
+        {
+            throw unavailable;
+        }
+    }
+}

@@ -1,0 +1,71 @@
+using Npgsql;
+
+namespace PlatformBenchmarks.Data;
+
+/// <summary>
+/// The TFB queries over one <see cref="NpgsqlDataSource"/>. Knows nothing of HTTP: it hands back rows, and signals an
+/// unreachable database with <see cref="DatabaseUnavailableException"/> (fast, thanks to a <see cref="CircuitBreaker"/>).
+/// Thread-safe; one instance serves the whole process.
+/// </summary>
+/// <remarks>
+/// Every statement executes on the server as its own statement followed by its own Sync (tfb-rules.md §2 #7): with
+/// multiplexing the statements of one request are separate commands, which Npgsql writes out together with those of
+/// other requests; without it they go out as one <see cref="NpgsqlBatch"/> with error barriers, i.e. a Sync after each.
+/// </remarks>
+internal sealed partial class Database : IAsyncDisposable, IDisposable
+{
+    private const string WorldSql = "SELECT id, randomnumber FROM world WHERE id = $1";
+    private const string AllWorldsSql = "SELECT id, randomnumber FROM world";
+    // No ORDER BY: the fortunes test sorts in the application (tfb-rules.md §4.5).
+    private const string FortuneSql = "SELECT id, message FROM fortune";
+
+    private readonly NpgsqlDataSource _dataSource;
+    private readonly CircuitBreaker _breaker;
+    private readonly bool _multiplexing;
+    private readonly bool _pipelineReads;
+
+    public Database(DatabaseOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        var settings = options.CreateConnectionStringBuilder();
+        // The slim builder carries only the basic type mappings (int4, text) we use, which trims start-up and the AOT image.
+        _dataSource = new NpgsqlSlimDataSourceBuilder(settings.ConnectionString).Build();
+        _breaker = new CircuitBreaker(options.FailFastPeriod);
+        _multiplexing = settings.Multiplexing;
+        _pipelineReads = options.PipelineReads;
+        Settings = $"{settings.Host}:{settings.Port}/{settings.Database}, multiplexing {(settings.Multiplexing ? "on" : "off")}, "
+            + $"pool {settings.MaxPoolSize}, reads {(_pipelineReads ? "pipelined" : "sequential")}, auto-prepare {settings.MaxAutoPrepare}";
+    }
+
+    /// <summary>A one-line, password-free summary of the effective settings, for the start-up banner.</summary>
+    public string Settings { get; }
+
+    public bool Multiplexing => _multiplexing;
+
+    /// <summary>
+    /// Start-up probe: runs the fortune and world statements once. Never throws for an unreachable or broken database;
+    /// the server starts either way and the database methods recover by themselves once PostgreSQL answers.
+    /// </summary>
+    public async Task<DatabaseStatus> TryWarmUpAsync()
+    {
+        try
+        {
+            var fortunes = await LoadFortunesAsync();
+            var world = await LoadSingleWorldAsync();
+            return new DatabaseStatus(true, $"{Settings}: {fortunes.Count} fortunes, world {world.Id} read");
+        }
+        catch (DatabaseUnavailableException exception)
+        {
+            return new DatabaseStatus(false, $"{Settings}: {exception.Message}");
+        }
+        catch (NpgsqlException exception)
+        {
+            // Reachable but wrong (missing table, bad schema): the banner says so, the server still starts.
+            return new DatabaseStatus(false, $"{Settings}: {exception.Message}");
+        }
+    }
+
+    public void Dispose() => _dataSource.Dispose();
+
+    public ValueTask DisposeAsync() => _dataSource.DisposeAsync();
+}

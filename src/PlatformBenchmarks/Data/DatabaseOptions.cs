@@ -1,0 +1,146 @@
+using System.Data.Common;
+using System.Globalization;
+using Microsoft.Extensions.Configuration;
+using Npgsql;
+
+namespace PlatformBenchmarks.Data;
+
+/// <summary>
+/// How to reach PostgreSQL and how to drive it. Everything is chosen at start-up from configuration:
+/// <list type="bullet">
+/// <item><c>ConnectionString</c> (also the environment variable of that name): an Npgsql connection string; defaults to TFB's
+/// <c>tfb-database</c>. The tuning keywords below are added only when the string does not set them itself.</item>
+/// <item><c>Database:Multiplexing</c> (true/false): overrides the connection string's <c>Multiplexing</c>; on by default.</item>
+/// <item><c>Database:MaxPoolSize</c>: overrides the connection string's <c>Maximum Pool Size</c>.</item>
+/// <item><c>Database:PipelineReads</c> (true/false, default true): send the reads of one request together (each still its own
+/// statement with its own Sync); false reads them one round trip at a time.</item>
+/// <item><c>Database:FailFastMilliseconds</c> (default 1000): how long calls fail immediately after the database proved unreachable.</item>
+/// </list>
+/// </summary>
+internal sealed class DatabaseOptions
+{
+    /// <summary>TFB's database (tfb-rules.md §8). Plain text over a private Docker network, as in TFB's own apps.</summary>
+    public const string TfbConnectionString =
+        "Server=tfb-database;Database=hello_world;User Id=benchmarkdbuser;Password=benchmarkdbpass;SSL Mode=Disable";
+
+    public const int DefaultMultiplexingPoolSize = 8;
+    public const int DefaultPooledPoolSize = 64;
+    public const int DefaultMaxAutoPrepare = 8;
+    public const int DefaultConnectTimeoutSeconds = 2;
+
+    public string ConnectionString { get; init; } = TfbConnectionString;
+
+    /// <summary>null: the connection string's keyword if present, else on.</summary>
+    public bool? Multiplexing { get; init; }
+
+    /// <summary>null: the connection string's keyword if present, else a default for the mode.</summary>
+    public int? MaxPoolSize { get; init; }
+
+    public bool PipelineReads { get; init; } = true;
+
+    public TimeSpan FailFastPeriod { get; init; } = TimeSpan.FromSeconds(1);
+
+    public static DatabaseOptions FromConfiguration(IConfiguration configuration)
+    {
+        ArgumentNullException.ThrowIfNull(configuration);
+        var connectionString = configuration["ConnectionString"];
+        return new DatabaseOptions
+        {
+            ConnectionString = string.IsNullOrWhiteSpace(connectionString) ? TfbConnectionString : connectionString,
+            Multiplexing = ReadBoolean(configuration, "Database:Multiplexing"),
+            MaxPoolSize = ReadInt32(configuration, "Database:MaxPoolSize", 1, 10_000),
+            PipelineReads = ReadBoolean(configuration, "Database:PipelineReads") ?? true,
+            FailFastPeriod = TimeSpan.FromMilliseconds(ReadInt32(configuration, "Database:FailFastMilliseconds", 0, 60_000) ?? 1000),
+        };
+    }
+
+    /// <summary>The final Npgsql settings: the connection string plus our defaults for every keyword it leaves out.</summary>
+    public NpgsqlConnectionStringBuilder CreateConnectionStringBuilder()
+    {
+        var given = GivenKeywords(ConnectionString);
+        var builder = new NpgsqlConnectionStringBuilder(ConnectionString);
+
+        builder.Multiplexing = Multiplexing ?? (given.Contains("MULTIPLEXING") ? builder.Multiplexing : true);
+        if (MaxPoolSize is int maxPoolSize)
+        {
+            builder.MaxPoolSize = maxPoolSize;
+        }
+        else if (!given.Contains("MAXPOOLSIZE") && !given.Contains("MAXIMUMPOOLSIZE"))
+        {
+            // Multiplexing shares each connection between many requests, so it needs few; without it a request holds its
+            // connection for its whole round trip and queues for the pool under load.
+            builder.MaxPoolSize = builder.Multiplexing ? DefaultMultiplexingPoolSize : DefaultPooledPoolSize;
+        }
+
+        // Auto-preparation keeps each statement parsed on each connection (prepared statements are encouraged, tfb-rules.md §4.2).
+        // Room for the two selects and the updates of a few different row counts.
+        if (!given.Contains("MAXAUTOPREPARE"))
+        {
+            builder.MaxAutoPrepare = DefaultMaxAutoPrepare;
+        }
+
+        if (!given.Contains("AUTOPREPAREMINUSAGES"))
+        {
+            builder.AutoPrepareMinUsages = 2;
+        }
+
+        // A short connect timeout keeps an outage from holding requests; a refused or unresolvable host fails at once anyway.
+        // It also bounds the wait for a pooled connection when multiplexing is off, hence not 1 s.
+        if (!given.Contains("TIMEOUT"))
+        {
+            builder.Timeout = DefaultConnectTimeoutSeconds;
+        }
+
+        // We never change session state, so a connection going back to the pool needs no DISCARD ALL.
+        if (!given.Contains("NORESETONCLOSE"))
+        {
+            builder.NoResetOnClose = true;
+        }
+
+        if (!given.Contains("ENLIST"))
+        {
+            builder.Enlist = false;
+        }
+
+        return builder;
+    }
+
+    /// <summary>The keywords the connection string sets, upper-cased without spaces (how Npgsql's aliases differ).</summary>
+    private static HashSet<string> GivenKeywords(string connectionString)
+    {
+        var parsed = new DbConnectionStringBuilder { ConnectionString = connectionString };
+        var keywords = new HashSet<string>(StringComparer.Ordinal);
+        foreach (string key in parsed.Keys)
+        {
+            keywords.Add(key.Replace(" ", "", StringComparison.Ordinal).ToUpperInvariant());
+        }
+
+        return keywords;
+    }
+
+    private static bool? ReadBoolean(IConfiguration configuration, string key)
+    {
+        var value = configuration[key];
+        if (string.IsNullOrWhiteSpace(value))
+        {
+            return null;
+        }
+
+        return bool.TryParse(value.Trim(), out var result)
+            ? result
+            : throw new InvalidOperationException($"Configuration '{key}' must be true or false, not '{value}'.");
+    }
+
+    private static int? ReadInt32(IConfiguration configuration, string key, int min, int max)
+    {
+        var value = configuration[key];
+        if (string.IsNullOrWhiteSpace(value))
+        {
+            return null;
+        }
+
+        return int.TryParse(value.Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture, out var result) && result >= min && result <= max
+            ? result
+            : throw new InvalidOperationException($"Configuration '{key}' must be an integer in {min}..{max}, not '{value}'.");
+    }
+}

@@ -1,0 +1,115 @@
+using Microsoft.Extensions.Caching.Memory;
+
+namespace PlatformBenchmarks.Data;
+
+/// <summary>
+/// The cache of the cached-queries test (tfb-rules.md §4.7): a real in-process cache library (MemoryCache) holding world
+/// rows, warmed with the whole table at start-up, reading through to the database on a miss. It caches rows, never
+/// responses. Only this test may use it: db, queries and updates must hit the database (§4.2-4.4).
+/// </summary>
+internal sealed class WorldCache : IDisposable
+{
+    // One boxed key per id, made once: a lookup then allocates nothing (an int key would be boxed on every call).
+    private static readonly object[] s_keys = CreateKeys();
+
+    private readonly Database _database;
+    private readonly MemoryCache _cache = new(new MemoryCacheOptions());
+
+    public WorldCache(Database database)
+    {
+        ArgumentNullException.ThrowIfNull(database);
+        _database = database;
+    }
+
+    /// <summary>Entries currently cached.</summary>
+    public int Count => _cache.Count;
+
+    /// <summary>Loads every row in one statement. Never throws: a failed warm-up leaves the rows to the read-through.</summary>
+    public async Task<DatabaseStatus> TryWarmUpAsync()
+    {
+        try
+        {
+            var worlds = await _database.LoadAllWorldsAsync();
+            foreach (var world in worlds)
+            {
+                Add(world);
+            }
+
+            return new DatabaseStatus(true, $"world cache warmed with {worlds.Count} rows");
+        }
+        catch (DatabaseUnavailableException exception)
+        {
+            return new DatabaseStatus(false, $"world cache not warmed, rows will be read through: {exception.Message}");
+        }
+    }
+
+    /// <summary>
+    /// <paramref name="count"/> random rows (1..500) from the cache. Completes synchronously when every row is cached;
+    /// a miss loads the row from the database and caches it.
+    /// </summary>
+    public ValueTask<World[]> GetCachedWorldsAsync(int count)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(count, QueryCount.Min);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(count, QueryCount.Max);
+        var worlds = new World[count];
+        for (var i = 0; i < worlds.Length; i++)
+        {
+            var id = World.RandomId();
+            if (!TryGet(id, out worlds[i]))
+            {
+                return ReadThroughAsync(worlds, i, id);
+            }
+        }
+
+        return new ValueTask<World[]>(worlds);
+    }
+
+    public void Dispose() => _cache.Dispose();
+
+    private bool TryGet(int id, out World world)
+    {
+        if (_cache.TryGetValue(s_keys[id], out var value) && value is World cached)
+        {
+            world = cached;
+            return true;
+        }
+
+        world = default;
+        return false;
+    }
+
+    private void Add(World world) => _cache.Set(s_keys[world.Id], (object)world);
+
+    private async ValueTask<World[]> ReadThroughAsync(World[] worlds, int index, int missingId)
+    {
+        worlds[index] = await LoadAndCacheAsync(missingId);
+        for (var i = index + 1; i < worlds.Length; i++)
+        {
+            var id = World.RandomId();
+            if (!TryGet(id, out worlds[i]))
+            {
+                worlds[i] = await LoadAndCacheAsync(id);
+            }
+        }
+
+        return worlds;
+    }
+
+    private async ValueTask<World> LoadAndCacheAsync(int id)
+    {
+        var world = await _database.LoadWorldAsync(id);
+        Add(world);
+        return world;
+    }
+
+    private static object[] CreateKeys()
+    {
+        var keys = new object[World.MaxId + 1];
+        for (var id = 0; id < keys.Length; id++)
+        {
+            keys[id] = id;
+        }
+
+        return keys;
+    }
+}

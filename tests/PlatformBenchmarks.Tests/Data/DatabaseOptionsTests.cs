@@ -1,0 +1,86 @@
+using Microsoft.Extensions.Configuration;
+using PlatformBenchmarks.Data;
+
+namespace PlatformBenchmarks.Tests.Data;
+
+public class DatabaseOptionsTests
+{
+    private static DatabaseOptions FromSettings(params (string Key, string Value)[] settings)
+        => DatabaseOptions.FromConfiguration(new ConfigurationBuilder()
+            .AddInMemoryCollection(settings.Select(setting => new KeyValuePair<string, string?>(setting.Key, setting.Value)))
+            .Build());
+
+    [Fact]
+    public void WithoutConfigurationItIsTfbsDatabaseWithMultiplexing()
+    {
+        var options = FromSettings();
+        var settings = options.CreateConnectionStringBuilder();
+
+        Assert.Equal(DatabaseOptions.TfbConnectionString, options.ConnectionString);
+        Assert.Equal("tfb-database", settings.Host);
+        Assert.Equal("hello_world", settings.Database);
+        Assert.Equal("benchmarkdbuser", settings.Username);
+        Assert.Equal("benchmarkdbpass", settings.Password);
+        Assert.True(settings.Multiplexing);
+        Assert.Equal(DatabaseOptions.DefaultMultiplexingPoolSize, settings.MaxPoolSize);
+        Assert.Equal(DatabaseOptions.DefaultMaxAutoPrepare, settings.MaxAutoPrepare);
+        Assert.Equal(DatabaseOptions.DefaultConnectTimeoutSeconds, settings.Timeout);
+        Assert.True(settings.NoResetOnClose);
+        Assert.False(settings.Enlist);
+        Assert.True(options.PipelineReads);
+        Assert.Equal(TimeSpan.FromSeconds(1), options.FailFastPeriod);
+    }
+
+    [Fact]
+    public void ConfigurationKeysOverrideTheConnectionString()
+    {
+        var options = FromSettings(
+            ("ConnectionString", "Host=db;Database=x;Username=u;Password=p;Multiplexing=true;Maximum Pool Size=3"),
+            ("Database:Multiplexing", "false"),
+            ("Database:MaxPoolSize", "40"),
+            ("Database:PipelineReads", "False"),
+            ("Database:FailFastMilliseconds", "250"));
+        var settings = options.CreateConnectionStringBuilder();
+
+        Assert.Equal("db", settings.Host);
+        Assert.False(settings.Multiplexing);
+        Assert.Equal(40, settings.MaxPoolSize);
+        Assert.False(options.PipelineReads);
+        Assert.Equal(TimeSpan.FromMilliseconds(250), options.FailFastPeriod);
+    }
+
+    [Fact]
+    public void KeywordsTheConnectionStringSetsAreKeptInsteadOfOurDefaults()
+    {
+        var settings = FromSettings(
+                ("ConnectionString", "Host=db;Multiplexing=false;MaxPoolSize=3;Timeout=7;Max Auto Prepare=0;No Reset On Close=false"))
+            .CreateConnectionStringBuilder();
+
+        Assert.False(settings.Multiplexing);
+        Assert.Equal(3, settings.MaxPoolSize);
+        Assert.Equal(7, settings.Timeout);
+        Assert.Equal(0, settings.MaxAutoPrepare);
+        Assert.False(settings.NoResetOnClose);
+    }
+
+    [Fact]
+    public void PoolSizeDefaultsFollowTheMode()
+    {
+        var settings = FromSettings(("Database:Multiplexing", "false")).CreateConnectionStringBuilder();
+
+        Assert.False(settings.Multiplexing);
+        Assert.Equal(DatabaseOptions.DefaultPooledPoolSize, settings.MaxPoolSize);
+    }
+
+    [Theory]
+    [InlineData("Database:Multiplexing", "yes")]
+    [InlineData("Database:MaxPoolSize", "0")]
+    [InlineData("Database:MaxPoolSize", "many")]
+    [InlineData("Database:FailFastMilliseconds", "-1")]
+    public void InvalidValuesAreRejectedAtStartUpNamingTheKey(string key, string value)
+    {
+        var exception = Assert.Throws<InvalidOperationException>(() => FromSettings((key, value)));
+
+        Assert.Contains(key, exception.Message, StringComparison.Ordinal);
+    }
+}

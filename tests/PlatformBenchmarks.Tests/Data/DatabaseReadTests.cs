@@ -1,0 +1,103 @@
+using PlatformBenchmarks.Data;
+
+namespace PlatformBenchmarks.Tests.Data;
+
+[Collection(WorldTableTests.Name)]
+public class DatabaseReadTests
+{
+    [Theory]
+    [InlineData(Mode.Multiplexing)]
+    [InlineData(Mode.MultiplexingSequential)]
+    [InlineData(Mode.Pooled)]
+    [InlineData(Mode.PooledSequential)]
+    public async Task SingleWorldIsAWholeRowOfTheTable(Mode mode)
+    {
+        var database = TestDatabase.Shared(mode);
+        var table = await TestDatabase.ReadWorldTableAsync();
+
+        for (var i = 0; i < 50; i++)
+        {
+            var world = await database.LoadSingleWorldAsync();
+
+            Assert.InRange(world.Id, 1, World.MaxId);
+            Assert.Equal(table[world.Id], world.RandomNumber);
+        }
+    }
+
+    [Theory]
+    [InlineData(Mode.Multiplexing, 1)]
+    [InlineData(Mode.Multiplexing, 20)]
+    [InlineData(Mode.Multiplexing, 500)]
+    [InlineData(Mode.MultiplexingSequential, 20)]
+    [InlineData(Mode.Pooled, 1)]
+    [InlineData(Mode.Pooled, 20)]
+    [InlineData(Mode.Pooled, 500)]
+    [InlineData(Mode.PooledSequential, 20)]
+    public async Task MultipleQueriesReturnTheRequestedNumberOfRealRows(Mode mode, int count)
+    {
+        var database = TestDatabase.Shared(mode);
+        var table = await TestDatabase.ReadWorldTableAsync();
+
+        var worlds = await database.LoadWorldsAsync(count);
+
+        Assert.Equal(count, worlds.Length);
+        Assert.All(worlds, world =>
+        {
+            Assert.InRange(world.Id, 1, World.MaxId);
+            Assert.Equal(table[world.Id], world.RandomNumber);
+        });
+    }
+
+    [Theory]
+    [InlineData(Mode.Multiplexing)]
+    [InlineData(Mode.Pooled)]
+    public async Task RowsAreDrawnFromTheWholeIdRange(Mode mode)
+    {
+        var database = TestDatabase.Shared(mode);
+        var ids = new List<int>();
+        for (var i = 0; i < 4; i++)
+        {
+            ids.AddRange((await database.LoadWorldsAsync(500)).Select(world => world.Id));
+        }
+
+        // 2000 uniform draws: the chance of missing either tenth of the range is about 0.9^2000.
+        Assert.Contains(ids, id => id <= 1000);
+        Assert.Contains(ids, id => id > 9000);
+        Assert.True(ids.Distinct().Count() > 1500, "the ids should be random, not a few repeated ones");
+    }
+
+    [Theory]
+    [InlineData(Mode.Multiplexing)]
+    [InlineData(Mode.Pooled)]
+    public async Task ManyConcurrentRequestsAllGetTheirRows(Mode mode)
+    {
+        var database = TestDatabase.Shared(mode);
+
+        var results = await Task.WhenAll(Enumerable.Range(0, 512).Select(_ => database.LoadWorldsAsync(20).AsTask()));
+
+        Assert.All(results, worlds => Assert.Equal(20, worlds.Length));
+        Assert.All(results.SelectMany(worlds => worlds), world => Assert.InRange(world.Id, 1, World.MaxId));
+    }
+
+    [Theory]
+    [InlineData(0)]
+    [InlineData(501)]
+    [InlineData(-1)]
+    public async Task CountsOutsideOneTo500AreRejectedBecauseTheCallerMustClampThem(int count)
+    {
+        var database = TestDatabase.Shared(Mode.Multiplexing);
+
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => database.LoadWorldsAsync(count).AsTask());
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => database.UpdateWorldsAsync(count).AsTask());
+    }
+
+    [Fact]
+    public async Task WarmUpReportsTheDatabaseAvailable()
+    {
+        var status = await TestDatabase.Shared(Mode.Multiplexing).TryWarmUpAsync();
+
+        Assert.True(status.IsAvailable, status.Description);
+        Assert.Contains("12 fortunes", status.Description, StringComparison.Ordinal);
+        Assert.DoesNotContain("benchmarkdbpass", status.Description, StringComparison.Ordinal);
+    }
+}

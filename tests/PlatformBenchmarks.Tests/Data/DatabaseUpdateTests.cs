@@ -1,0 +1,109 @@
+using Npgsql;
+using PlatformBenchmarks.Data;
+
+namespace PlatformBenchmarks.Tests.Data;
+
+[Collection(WorldTableTests.Name)]
+public class DatabaseUpdateTests
+{
+    [Theory]
+    [InlineData(Mode.Multiplexing, 1)]
+    [InlineData(Mode.Multiplexing, 20)]
+    [InlineData(Mode.Multiplexing, 500)]
+    [InlineData(Mode.MultiplexingSequential, 20)]
+    [InlineData(Mode.Pooled, 1)]
+    [InlineData(Mode.Pooled, 20)]
+    [InlineData(Mode.Pooled, 500)]
+    [InlineData(Mode.PooledSequential, 20)]
+    public async Task UpdatesPersistEveryRowWithANewValue(Mode mode, int count)
+    {
+        var database = TestDatabase.Shared(mode);
+        var before = await TestDatabase.ReadWorldTableAsync();
+
+        var updated = await database.UpdateWorldsAsync(count);
+
+        var after = await TestDatabase.ReadWorldTableAsync();
+        Assert.Equal(count, updated.Length);
+        Assert.Equal(count, updated.Select(world => world.Id).Distinct().Count());
+        Assert.All(updated, world =>
+        {
+            Assert.InRange(world.RandomNumber, 1, World.MaxRandomNumber);
+            Assert.NotEqual(before[world.Id], world.RandomNumber);
+            Assert.Equal(world.RandomNumber, after[world.Id]);
+        });
+        // Exactly those rows changed: what the verifier counts after its 501 case (tfb-rules.md §4.4).
+        Assert.Equal(count, Enumerable.Range(1, World.MaxId).Count(id => before[id] != after[id]));
+    }
+
+    [Theory]
+    [InlineData(Mode.Multiplexing)]
+    [InlineData(Mode.Pooled)]
+    public async Task ConcurrentUpdatesOfOverlappingRowsDoNotDeadlock(Mode mode)
+    {
+        var database = TestDatabase.Shared(mode);
+
+        // 256 requests of 100 rows out of 10000: every request shares rows with many others.
+        var results = await Task.WhenAll(Enumerable.Range(0, 256).Select(_ => database.UpdateWorldsAsync(100).AsTask()));
+
+        Assert.All(results, worlds => Assert.Equal(100, worlds.Length));
+    }
+
+    [Fact]
+    public void DrawnIdsAreDistinctAscendingAndWithinRange()
+    {
+        foreach (var count in new[] { 1, 2, 20, 500 })
+        {
+            var worlds = Database.DrawDistinctSortedIds(count);
+
+            Assert.Equal(count, worlds.Length);
+            Assert.InRange(worlds[0].Id, 1, World.MaxId);
+            Assert.InRange(worlds[^1].Id, 1, World.MaxId);
+            for (var i = 1; i < worlds.Length; i++)
+            {
+                Assert.True(worlds[i - 1].Id < worlds[i].Id, $"ids {worlds[i - 1].Id} and {worlds[i].Id} are not strictly ascending");
+            }
+        }
+    }
+
+    [Fact]
+    public void NewRandomNumbersAlwaysDifferFromTheOldOnes()
+    {
+        var worlds = Enumerable.Range(1, 10000).Select(id => new World(id, (id % 3) + 1)).ToArray();
+
+        Database.AssignNewRandomNumbers(worlds);
+
+        Assert.All(worlds, world =>
+        {
+            Assert.NotEqual((world.Id % 3) + 1, world.RandomNumber);
+            Assert.InRange(world.RandomNumber, 1, World.MaxRandomNumber);
+        });
+    }
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(20)]
+    [InlineData(500)]
+    public async Task UpdateTextIsOneStatementWithoutSelectThatPostgresAccepts(int count)
+    {
+        var sql = Database.UpdateSql(count);
+
+        Assert.DoesNotContain("select", sql, StringComparison.OrdinalIgnoreCase);
+        Assert.DoesNotContain(";", sql, StringComparison.Ordinal);
+        Assert.Same(sql, Database.UpdateSql(count));
+        Assert.Contains($"${2 * count}", sql, StringComparison.Ordinal);
+        Assert.DoesNotContain($"${(2 * count) + 1}", sql, StringComparison.Ordinal);
+
+        // Rolled back: only checks that the text is valid and touches exactly the rows named.
+        await using var connection = await TestDatabase.OpenDirectAsync();
+        await using var transaction = await connection.BeginTransactionAsync();
+        await using var command = new NpgsqlCommand(sql, connection, transaction);
+        for (var i = 0; i < count; i++)
+        {
+            command.Parameters.Add(new NpgsqlParameter<int> { TypedValue = i + 1 });
+            command.Parameters.Add(new NpgsqlParameter<int> { TypedValue = 1 });
+        }
+
+        Assert.Equal(count, await command.ExecuteNonQueryAsync());
+        await transaction.RollbackAsync();
+    }
+}

@@ -1,0 +1,121 @@
+using System.Diagnostics;
+using PlatformBenchmarks.Data;
+
+namespace PlatformBenchmarks.Tests.Data;
+
+/// <summary>
+/// Stops the real server (scripts/db.sh stop, so the tests need root and the local cluster), checks that calls fail fast with
+/// the one exception the HTTP layer maps to 503, restarts it, and checks that the same instance recovers by itself.
+/// </summary>
+[Collection(ExclusiveDatabaseTests.Name)]
+public class OutageTests
+{
+    private static readonly TimeSpan s_firstFailureLimit = TimeSpan.FromMilliseconds(500);
+    private static readonly TimeSpan s_fastFailureLimit = TimeSpan.FromMilliseconds(100);
+
+    [Theory]
+    [InlineData(Mode.Multiplexing)]
+    [InlineData(Mode.Pooled)]
+    public async Task AStoppedDatabaseFailsFastAndCallsRecoverOnceItIsBack(Mode mode)
+    {
+        await using var database = TestDatabase.Create(mode);
+        using var cache = new WorldCache(database);
+        Assert.True((await cache.TryWarmUpAsync()).IsAvailable);
+        // Leave pooled connections behind: they go stale when the server stops.
+        await Task.WhenAll(Enumerable.Range(0, 32).Select(_ => database.LoadWorldsAsync(20).AsTask()));
+
+        await DbScript.RunAsync("stop");
+        try
+        {
+            var stopwatch = Stopwatch.StartNew();
+            var first = await Assert.ThrowsAsync<DatabaseUnavailableException>(() => database.LoadSingleWorldAsync().AsTask());
+            Assert.True(stopwatch.Elapsed < s_firstFailureLimit, $"the first failure took {stopwatch.Elapsed.TotalMilliseconds} ms");
+            Assert.False(string.IsNullOrWhiteSpace(first.Message));
+
+            stopwatch.Restart();
+            await Assert.ThrowsAsync<DatabaseUnavailableException>(() => database.LoadWorldsAsync(20).AsTask());
+            await Assert.ThrowsAsync<DatabaseUnavailableException>(() => database.UpdateWorldsAsync(20).AsTask());
+            await Assert.ThrowsAsync<DatabaseUnavailableException>(() => database.LoadFortunesAsync().AsTask());
+            await Assert.ThrowsAsync<DatabaseUnavailableException>(() => database.LoadSingleWorldAsync().AsTask());
+            Assert.True(stopwatch.Elapsed < s_fastFailureLimit, $"four calls took {stopwatch.Elapsed.TotalMilliseconds} ms");
+
+            // The cache keeps answering from memory.
+            Assert.Equal(500, (await cache.GetCachedWorldsAsync(500)).Length);
+
+            var status = await database.TryWarmUpAsync();
+            Assert.False(status.IsAvailable);
+            Assert.Contains("unavailable", status.Description, StringComparison.Ordinal);
+
+            // Past the fail-fast period the breaker probes the server again: still refused, still fast.
+            await Task.Delay(TimeSpan.FromMilliseconds(1100));
+            stopwatch.Restart();
+            await Assert.ThrowsAsync<DatabaseUnavailableException>(() => database.LoadSingleWorldAsync().AsTask());
+            Assert.True(stopwatch.Elapsed < s_firstFailureLimit, $"the probe took {stopwatch.Elapsed.TotalMilliseconds} ms");
+        }
+        finally
+        {
+            await DbScript.RunAsync("start");
+        }
+
+        // No restart of ours: the same instance must come back within a few fail-fast periods.
+        var recovery = Stopwatch.StartNew();
+        while (true)
+        {
+            try
+            {
+                await database.LoadSingleWorldAsync();
+                break;
+            }
+            catch (DatabaseUnavailableException) when (recovery.Elapsed < TimeSpan.FromSeconds(10))
+            {
+                await Task.Delay(50);
+            }
+        }
+
+        // And then every call works, across all the pool's connections.
+        for (var i = 0; i < 5; i++)
+        {
+            await Task.WhenAll(Enumerable.Range(0, 64).Select(async _ =>
+            {
+                Assert.Equal(20, (await database.LoadWorldsAsync(20)).Length);
+                Assert.Equal(5, (await database.UpdateWorldsAsync(5)).Length);
+                Assert.Equal(12, (await database.LoadFortunesAsync()).Count);
+                await database.LoadSingleWorldAsync();
+            }));
+        }
+
+        Assert.True((await database.TryWarmUpAsync()).IsAvailable);
+    }
+}
+
+/// <summary>Runs scripts/db.sh, found by walking up from the test binaries to the repository root.</summary>
+internal static class DbScript
+{
+    public static async Task RunAsync(string command)
+    {
+        var script = FindScript();
+        using var process = Process.Start(new ProcessStartInfo("bash", [script, command])
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+        })!;
+        var output = process.StandardOutput.ReadToEndAsync();
+        var error = process.StandardError.ReadToEndAsync();
+        await process.WaitForExitAsync();
+        Assert.True(process.ExitCode == 0, $"scripts/db.sh {command} exited with {process.ExitCode}: {await output}{await error}");
+    }
+
+    private static string FindScript()
+    {
+        for (var directory = new DirectoryInfo(AppContext.BaseDirectory); directory is not null; directory = directory.Parent)
+        {
+            var candidate = Path.Combine(directory.FullName, "scripts", "db.sh");
+            if (File.Exists(candidate))
+            {
+                return candidate;
+            }
+        }
+
+        throw new FileNotFoundException("scripts/db.sh not found above " + AppContext.BaseDirectory);
+    }
+}

@@ -1,0 +1,140 @@
+using Npgsql;
+using PlatformBenchmarks.Data;
+
+namespace PlatformBenchmarks.Tests.Data;
+
+/// <summary>
+/// The harness's query-count check (tfb-rules.md §6), reproduced: reset pg_stat_statements, fire 512 concurrent requests,
+/// then sum calls and rows over the statements whose text names the table as a whole word, the rows split by whether the
+/// text contains "select" or "update". We expect the exact counts, stricter than the harness's -0%/+5%.
+/// </summary>
+[Collection(ExclusiveDatabaseTests.Name)]
+public class StatementCountTests
+{
+    private const int N = 512;
+
+    [Theory]
+    [InlineData(Mode.Multiplexing)]
+    [InlineData(Mode.MultiplexingSequential)]
+    [InlineData(Mode.Pooled)]
+    [InlineData(Mode.PooledSequential)]
+    public async Task StatementsAndRowsAreExactlyWhatTheHarnessExpects(Mode mode)
+    {
+        await using var database = TestDatabase.Create(mode);
+        Assert.True((await database.TryWarmUpAsync()).IsAvailable);
+
+        Assert.Equal(new StatementCounts(N, N, 0), await MeasureAsync("world", () => database.LoadSingleWorldAsync().AsTask()));
+        Assert.Equal(new StatementCounts(20 * N, 20 * N, 0), await MeasureAsync("world", () => database.LoadWorldsAsync(20).AsTask()));
+        // Bulk mode: 20 reads and exactly one UPDATE per request, 21N within the harness's ±0.1% (§6).
+        Assert.Equal(new StatementCounts(21 * N, 20 * N, 20 * N), await MeasureAsync("world", () => database.UpdateWorldsAsync(20).AsTask()));
+        Assert.Equal(new StatementCounts(N, 12 * N, 0), await MeasureAsync("fortune", () => database.LoadFortunesAsync().AsTask()));
+    }
+
+    [Fact]
+    public async Task AWarmCacheRunsNoStatementsAtAll()
+    {
+        await using var database = TestDatabase.Create(Mode.Multiplexing);
+        using var cache = new WorldCache(database);
+        Assert.True((await cache.TryWarmUpAsync()).IsAvailable);
+
+        Assert.Equal(new StatementCounts(0, 0, 0), await MeasureAsync("world", () => cache.GetCachedWorldsAsync(100).AsTask()));
+    }
+
+    /// <summary>
+    /// Each statement must be followed by its own Sync (tfb-rules.md §2 #7). Outside an explicit transaction every Sync ends
+    /// an implicit transaction, so the server's transaction count tells whether the reads of a request were really
+    /// separated: one Sync for a whole batch, or a transaction around the reads, would count one per request instead.
+    /// </summary>
+    [Theory]
+    [InlineData(Mode.Multiplexing)]
+    [InlineData(Mode.MultiplexingSequential)]
+    [InlineData(Mode.Pooled)]
+    [InlineData(Mode.PooledSequential)]
+    public async Task EveryStatementIsItsOwnTransactionOnTheServer(Mode mode)
+    {
+        const string applicationName = "platformbenchmarks-sync-test";
+        var options = TestDatabase.Options(mode);
+        var database = new Database(new DatabaseOptions
+        {
+            ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
+            Multiplexing = options.Multiplexing,
+            PipelineReads = options.PipelineReads,
+        });
+        try
+        {
+            Assert.True((await database.TryWarmUpAsync()).IsAvailable);
+            await FlushStatisticsAsync(database, applicationName);
+            database = new Database(new DatabaseOptions
+            {
+                ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
+                Multiplexing = options.Multiplexing,
+                PipelineReads = options.PipelineReads,
+            });
+            var before = await CommittedTransactionsAsync();
+
+            await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => database.LoadWorldsAsync(20).AsTask()));
+            await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => database.UpdateWorldsAsync(20).AsTask()));
+            await FlushStatisticsAsync(database, applicationName);
+
+            var transactions = await CommittedTransactionsAsync() - before;
+            // 64 x 20 reads + 64 x (20 reads + 1 update). On top: the start-up transaction of each new backend (up to the
+            // pool size, 64 without multiplexing) and this test's own queries. A single Sync per request would give ~200.
+            var expected = (64 * 20) + (64 * 21);
+            Assert.InRange(transactions, expected, expected + 128);
+        }
+        finally
+        {
+            await database.DisposeAsync();
+        }
+    }
+
+    /// <summary>Backends publish their statistics when they exit: close every connection and wait until they are gone.</summary>
+    private static async Task FlushStatisticsAsync(Database database, string applicationName)
+    {
+        await database.DisposeAsync();
+        await using var connection = await TestDatabase.OpenDirectAsync();
+        await using var command = new NpgsqlCommand("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", connection);
+        command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = applicationName });
+        for (var attempt = 0; (long)(await command.ExecuteScalarAsync())! != 0; attempt++)
+        {
+            Assert.True(attempt < 100, "the test's backends did not exit within 5 s");
+            await Task.Delay(50);
+        }
+    }
+
+    private static async Task<long> CommittedTransactionsAsync()
+    {
+        await using var connection = await TestDatabase.OpenDirectAsync();
+        await using var command = new NpgsqlCommand(
+            "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()", connection);
+        return (long)(await command.ExecuteScalarAsync())!;
+    }
+
+    private static async Task<StatementCounts> MeasureAsync(string table, Func<Task> request)
+    {
+        await using var connection = await TestDatabase.OpenDirectAsync();
+        await using (var reset = new NpgsqlCommand("SELECT pg_stat_statements_reset()", connection))
+        {
+            await reset.ExecuteNonQueryAsync();
+        }
+
+        await Task.WhenAll(Enumerable.Range(0, N).Select(_ => request()));
+
+        // The table name comes in as a parameter so that this statement's own text does not name the table and count itself.
+        await using var command = new NpgsqlCommand(
+            """
+            SELECT coalesce(sum(calls), 0)::bigint,
+                   coalesce(sum(rows) FILTER (WHERE query ~* 'select'), 0)::bigint,
+                   coalesce(sum(rows) FILTER (WHERE query ~* 'update'), 0)::bigint
+            FROM pg_stat_statements
+            WHERE query ~* ('[[:<:]]' || $1 || '[[:>:]]')
+            """,
+            connection);
+        command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = table });
+        await using var reader = await command.ExecuteReaderAsync();
+        Assert.True(await reader.ReadAsync());
+        return new StatementCounts(reader.GetInt64(0), reader.GetInt64(1), reader.GetInt64(2));
+    }
+
+    private readonly record struct StatementCounts(long Queries, long RowsRead, long RowsUpdated);
+}

@@ -1,0 +1,119 @@
+using Npgsql;
+using PlatformBenchmarks.Data;
+
+namespace PlatformBenchmarks.Tests.Data;
+
+/// <summary>How the code under test drives PostgreSQL: each test that touches the database runs in every mode.</summary>
+public enum Mode
+{
+    /// <summary>The default: multiplexing, the reads of a request sent together as separate commands.</summary>
+    Multiplexing,
+
+    /// <summary>Multiplexing, one round trip per read.</summary>
+    MultiplexingSequential,
+
+    /// <summary>Plain pooling, the reads of a request in one error-barriered batch.</summary>
+    Pooled,
+
+    /// <summary>Plain pooling, one round trip per read.</summary>
+    PooledSequential,
+}
+
+/// <summary>
+/// The real PostgreSQL the tests run against: the connection string comes from the environment variable
+/// <c>ConnectionString</c>, else it is the one <c>scripts/db.sh connection-string</c> prints for the local cluster.
+/// </summary>
+internal static class TestDatabase
+{
+    public const string LocalConnectionString =
+        "Host=127.0.0.1;Port=5433;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass;SSL Mode=Disable";
+
+    private static readonly Lazy<Database>[] s_shared = Enum.GetValues<Mode>().Select(mode => new Lazy<Database>(() => Create(mode))).ToArray();
+
+    private static readonly Lazy<NpgsqlDataSource> s_direct = new(() => NpgsqlDataSource.Create(ConnectionString));
+
+    public static string ConnectionString
+        => Environment.GetEnvironmentVariable("ConnectionString") is { Length: > 0 } configured ? configured : LocalConnectionString;
+
+    public static DatabaseOptions Options(Mode mode) => new()
+    {
+        ConnectionString = ConnectionString,
+        Multiplexing = mode is Mode.Multiplexing or Mode.MultiplexingSequential,
+        PipelineReads = mode is Mode.Multiplexing or Mode.Pooled,
+    };
+
+    /// <summary>A fresh instance, for tests that must not share connections or breaker state with others.</summary>
+    public static Database Create(Mode mode) => new(Options(mode));
+
+    /// <summary>One instance per mode shared by the tests that run while the database is up.</summary>
+    public static Database Shared(Mode mode) => s_shared[(int)mode].Value;
+
+    /// <summary>A plain connection, independent of the code under test, to check what it did.</summary>
+    public static ValueTask<NpgsqlConnection> OpenDirectAsync() => s_direct.Value.OpenConnectionAsync();
+
+    /// <summary>The whole world table as read directly: element [id] holds the row's randomnumber (0 for no row).</summary>
+    public static async Task<int[]> ReadWorldTableAsync()
+    {
+        await using var connection = await OpenDirectAsync();
+        await using var command = new NpgsqlCommand("SELECT id, randomnumber FROM world", connection);
+        await using var reader = await command.ExecuteReaderAsync();
+        var table = new int[World.MaxId + 1];
+        while (await reader.ReadAsync())
+        {
+            table[reader.GetInt32(0)] = reader.GetInt32(1);
+        }
+
+        return table;
+    }
+
+    /// <summary>Fails with a clear message (never skips) when PostgreSQL cannot be reached: CI starts it with scripts/db.sh.</summary>
+    public static async Task EnsureReachableAsync()
+    {
+        try
+        {
+            await using var connection = await OpenDirectAsync();
+            await using var command = new NpgsqlCommand("SELECT count(*) FROM world", connection);
+            var rows = (long)(await command.ExecuteScalarAsync())!;
+            if (rows != World.MaxId)
+            {
+                throw new InvalidOperationException($"The world table has {rows} rows instead of {World.MaxId}: run scripts/db.sh reset.");
+            }
+        }
+        catch (NpgsqlException exception)
+        {
+            var settings = new NpgsqlConnectionStringBuilder(ConnectionString);
+            throw new InvalidOperationException(
+                $"PostgreSQL is not reachable at {settings.Host}:{settings.Port} ({exception.Message}). "
+                + "Start it with: sudo scripts/db.sh start (or set ConnectionString).",
+                exception);
+        }
+    }
+}
+
+/// <summary>Shared by the database test classes: checks once per class that PostgreSQL is there, so that they fail clearly.</summary>
+public sealed class PostgresFixture : IAsyncLifetime
+{
+    public Task InitializeAsync() => TestDatabase.EnsureReachableAsync();
+
+    public Task DisposeAsync() => Task.CompletedTask;
+}
+
+/// <summary>
+/// The tests that read and write the world table run one after another: the update tests change rows that the read and
+/// cache tests compare with the table.
+/// </summary>
+[CollectionDefinition(Name)]
+public sealed class WorldTableTests : ICollectionFixture<PostgresFixture>
+{
+    public const string Name = "World table";
+}
+
+/// <summary>
+/// Tests that need the database to themselves: pg_stat_statements counts are global and the outage tests stop the
+/// server. xunit runs non-parallel collections after all the others.
+/// </summary>
+[CollectionDefinition(Name, DisableParallelization = true)]
+public sealed class ExclusiveDatabaseTests : ICollectionFixture<PostgresFixture>
+{
+    public const string Name = "Exclusive database";
+}
