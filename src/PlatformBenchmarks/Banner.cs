@@ -10,7 +10,7 @@ namespace PlatformBenchmarks;
 /// <summary>The start-up banner: what is running, how, and where.</summary>
 internal static class Banner
 {
-    public static void Print(WebApplication app)
+    public static void Print(WebApplication app, Data.DatabaseStatus database, Data.DatabaseStatus cache)
     {
         string version = typeof(Banner).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion ?? "unknown";
         var transport = app.Services.GetRequiredService<TransportSettings>();
@@ -24,6 +24,8 @@ internal static class Banner
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  sockets, wait for data {transport.WaitForDataBeforeAllocatingBuffer}, inline scheduling {transport.UnsafePreferInlineScheduling}, I/O queues {(transport.IOQueueCount > 0 ? transport.IOQueueCount : Math.Min(Environment.ProcessorCount, 16))}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Listening:  {string.Join(", ", addresses)}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Routes:     {string.Join(" ", Router.RouteList)}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Database:   {(database.IsAvailable ? "available" : "UNAVAILABLE (database routes answer 503 until it is back)")}: {database.Description}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Cache:      {cache.Description}");
         Console.Out.Write(text.ToString());
         Console.Out.Flush();
     }

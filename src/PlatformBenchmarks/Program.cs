@@ -1,5 +1,6 @@
 using System.Net;
 using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
+using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
 
 namespace PlatformBenchmarks;
@@ -14,7 +15,12 @@ internal static class Program
         await using (app.ConfigureAwait(false))
         {
             await app.StartAsync();
-            Banner.Print(app);
+
+            // The server already answers; the database may be down, in which case the banner says so and the
+            // database routes answer 503 until it is back.
+            DatabaseStatus database = await app.Services.GetRequiredService<Database>().TryWarmUpAsync();
+            DatabaseStatus cache = await app.Services.GetRequiredService<WorldCache>().TryWarmUpAsync();
+            Banner.Print(app, database, cache);
             await app.WaitForShutdownAsync();
         }
     }
@@ -41,11 +47,17 @@ internal static class Program
         var limits = configuration.GetSection("Http").Get<HttpLimits>() ?? new HttpLimits();
         builder.Services.AddSingleton(limits);
 
+        var database = new Database(DatabaseOptions.FromConfiguration(configuration));
+        var cache = new WorldCache(database);
+        // Factories, so the host disposes them (the data source's connections, the cache) when it stops.
+        builder.Services.AddSingleton(_ => database);
+        builder.Services.AddSingleton(_ => cache);
+
         builder.WebHost.ConfigureKestrel(options =>
         {
             options.AddServerHeader = false;
             ILogger engineLogger = options.ApplicationServices.GetRequiredService<ILoggerFactory>().CreateLogger("PlatformBenchmarks.Http");
-            var router = new Router();
+            var router = new Router(database, cache);
             options.ConfigureEndpointDefaults(listen => listen.UseHttpApplication(router, limits, engineLogger));
         });
 

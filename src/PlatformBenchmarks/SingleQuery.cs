@@ -1,0 +1,26 @@
+using System.Runtime.CompilerServices;
+using PlatformBenchmarks.Data;
+using PlatformBenchmarks.Http;
+
+namespace PlatformBenchmarks;
+
+/// <summary>TFB db test: one random World row read from the database, as a JSON object.</summary>
+internal static class SingleQuery
+{
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+    public static async ValueTask HandleAsync(HttpResponse response, Database database)
+    {
+        World world;
+        try
+        {
+            world = await database.LoadSingleWorldAsync();
+        }
+        catch (Exception exception) when (DatabaseErrors.TryWrite(response, exception))
+        {
+            return;
+        }
+
+        WorldJson.Write(response.StartJson(), world);
+        response.WriteBuffered(HttpStatus.Ok, Json.ContentType);
+    }
+}
