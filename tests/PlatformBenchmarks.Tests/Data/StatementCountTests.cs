@@ -110,7 +110,7 @@ public class StatementCountTests
         return (long)(await command.ExecuteScalarAsync())!;
     }
 
-    private static async Task<StatementCounts> MeasureAsync(string table, Func<Task> request)
+    internal static async Task<StatementCounts> MeasureAsync(string table, Func<Task> request)
     {
         await using var connection = await TestDatabase.OpenDirectAsync();
         await using (var reset = new NpgsqlCommand("SELECT pg_stat_statements_reset()", connection))
@@ -136,5 +136,5 @@ public class StatementCountTests
         return new StatementCounts(reader.GetInt64(0), reader.GetInt64(1), reader.GetInt64(2));
     }
 
-    private readonly record struct StatementCounts(long Queries, long RowsRead, long RowsUpdated);
+    internal readonly record struct StatementCounts(long Queries, long RowsRead, long RowsUpdated);
 }

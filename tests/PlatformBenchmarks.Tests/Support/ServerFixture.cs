@@ -16,7 +16,7 @@ public sealed class ServerFixture : IAsyncLifetime
 
     public async Task InitializeAsync()
     {
-        _app = Program.BuildApplication(["--urls", "http://127.0.0.1:0"]);
+        _app = Program.BuildApplication(["--urls", "http://127.0.0.1:0", "--ConnectionString", Data.TestDatabase.ConnectionString]);
         await _app.StartAsync();
         string address = _app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.Single();
         Port = new Uri(address).Port;
@@ -29,6 +29,14 @@ public sealed class ServerFixture : IAsyncLifetime
             await _app.StopAsync();
             await _app.DisposeAsync();
         }
+    }
+
+    /// <summary>One request on a fresh connection, as TFB's verifier makes them.</summary>
+    internal async Task<RawResponse> GetAsync(string target, string method = "GET")
+    {
+        using RawClient client = await ConnectAsync();
+        await client.SendAsync($"{method} {target} HTTP/1.1\r\nHost: tfb-server\r\nAccept: */*\r\n\r\n");
+        return (await client.ReadAsync(head: method == "HEAD"))!;
     }
 
     /// <summary>A raw TCP connection to the server.</summary>
