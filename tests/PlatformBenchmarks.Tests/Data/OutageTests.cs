@@ -103,6 +103,9 @@ internal static class DbScript
         var error = process.StandardError.ReadToEndAsync();
         await process.WaitForExitAsync();
         Assert.True(process.ExitCode == 0, $"scripts/db.sh {command} exited with {process.ExitCode}: {await output}{await error}");
+
+        // Stopping or starting the server kills every open connection, the tests' own pooled ones included.
+        TestDatabase.ClearDirectPool();
     }
 
     private static string FindScript()
