@@ -140,6 +140,19 @@ def parse_wrk(output: str) -> dict:
             result["latency_ms"][key] = _time_ms(text)
     for percent, text in re.findall(r"^\s+(50|75|90|99)%\s+(\S+)\s*$", output, re.M):
         result["latency_ms"]["p" + percent] = _time_ms(text)
+    # wrk 4.1 sometimes prints a percentile as 0.00us (seen for p99 at 16384 pipelined connections): a value below
+    # a lower percentile is wrk's error, not a measurement, so it is left out and noted.
+    result["warnings"] = []
+    floor = 0.0
+    for key in ("p50", "p75", "p90", "p99"):
+        value = result["latency_ms"].get(key)
+        if value is None:
+            continue
+        if value < floor:
+            result["latency_ms"][key] = None
+            result["warnings"].append(f"wrk reported {key} = {value} ms, below a lower percentile: left out")
+        else:
+            floor = value
     match = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output)
     if match:
         result["socket_errors"] = dict(zip(("connect", "read", "write", "timeout"), map(int, match.groups())))
@@ -350,7 +363,7 @@ class Runner:
                       + f" (see {run['raw']})")
         elif phase == "level":
             cpu = run["server_cpu_us_per_response"]
-            say(f"{label}: {run['rps']:,.0f} requests/s, p99 {run['latency_ms'].get('p99')} ms"
+            say(f"{label}: {run['rps']:,.0f} requests/s, p99 {fmt_ms(run['latency_ms'].get('p99'))} ms"
                 + (f", server {cpu:.2f} us CPU per response" if cpu is not None else ""))
         return run
 
@@ -504,6 +517,9 @@ def markdown(document: dict) -> str:
                 f"{errors['connect']}/{errors['read']}/{errors['write']}/{errors['timeout']} | {run['non_2xx']} | "
                 f"{'–' if server is None else f'{server:.2f}'} | {'–' if client is None else f'{client:.2f}'} |")
         lines.append("")
+    notes = [f"{run['target']} {run['test']} {run['level']}: {warning}" for run in runs for warning in run.get("warnings", [])]
+    if notes:
+        lines += ["## Notes", ""] + [f"- {note}" for note in notes] + [""]
     if document["failures"]:
         lines += ["## Failures", ""] + [f"- {failure}" for failure in document["failures"]] + [""]
     return "\n".join(lines)

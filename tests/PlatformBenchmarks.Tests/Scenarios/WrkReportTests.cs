@@ -77,4 +77,29 @@ public class WrkReportTests
         Assert.All(parsed.GetProperty("socket_errors").EnumerateObject(), e => Assert.Equal(0, e.Value.GetInt32()));
         Assert.Equal(0, parsed.GetProperty("non_2xx").GetInt32());
     }
+
+    [Fact]
+    public async Task APercentileBelowALowerOneIsLeftOutAsWrksOwnError()
+    {
+        // wrk 4.1 printed this at 16384 pipelined connections: a p99 of zero under a p90 of 636 ms.
+        const string report = """
+            Running 15s test @ http://127.0.0.1:8080/plaintext
+              2 threads and 16384 connections
+              Thread Stats   Avg      Stdev     Max   +/- Stdev
+                Latency   286.12ms  190.61ms   1.07s    70.63%
+              Latency Distribution
+                 50%  241.52ms
+                 75%  421.21ms
+                 90%  635.87ms
+                 99%    0.00us
+              4442384 requests in 15.25s, 538.05MB read
+            Requests/sec: 291266.22
+            """;
+
+        JsonElement parsed = await ParseAsync(report);
+
+        Assert.Equal(JsonValueKind.Null, parsed.GetProperty("latency_ms").GetProperty("p99").ValueKind);
+        Assert.Equal(635.87, parsed.GetProperty("latency_ms").GetProperty("p90").GetDouble());
+        Assert.Contains("p99", Assert.Single(parsed.GetProperty("warnings").EnumerateArray()).GetString(), StringComparison.Ordinal);
+    }
 }
