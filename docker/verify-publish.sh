@@ -21,9 +21,14 @@ readonly TFB_DIR="$ROOT/docker/tfb"
 say() { printf 'verify-publish: %s\n' "$*" >&2; }
 die() { printf 'verify-publish: error: %s\n' "$*" >&2; exit 1; }
 
-# Files under a repository path the way the build context sees them: tracked or untracked-but-not-ignored.
+# Files under a repository path the way the build context sees them: tracked or untracked-but-not-ignored, or,
+# outside a git checkout (a source archive), everything but the bin/ and obj/ folders .dockerignore leaves out.
 context_files() {
-    git -C "$ROOT" ls-files --cached --others --exclude-standard -- "$1"
+    if git -C "$ROOT" rev-parse --is-inside-work-tree > /dev/null 2>&1; then
+        git -C "$ROOT" ls-files --cached --others --exclude-standard -- "$1"
+    else
+        (cd "$ROOT" && find "${1%/}" -type f -not -path '*/bin/*' -not -path '*/obj/*')
+    fi
 }
 
 # COPY <src>... <dest> relative to WORKDIR; a directory source copies its content, as Docker does.
@@ -122,7 +127,7 @@ smoke() {
     [[ $answer == '200 {"message":"Hello, World!"}' ]] && say "/json: $answer" || { say "/json answered: $answer"; failed=1; }
     kill -TERM "$pid"
     wait "$pid" || true
-    sed -n '1,8p' "$log" | sed 's/^/    /' >&2
+    sed -n '/^PlatformBenchmarks /,/^  Routes:/p' "$log" | sed 's/^/    /' >&2 # the server's start-up banner
     ((failed == 0)) || die "smoke requests failed"
 }
 

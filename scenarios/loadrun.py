@@ -225,6 +225,7 @@ class LocalServer:
         self.env = env
         self.process: subprocess.Popen | None = None
         self.log_path = out_dir / "server.log"
+        self.log = None
 
     def start(self) -> Target:
         if self.build:
@@ -243,8 +244,8 @@ class LocalServer:
         url = f"http://127.0.0.1:{port}"
         command += ["--urls", url]
         say(f"starting {' '.join(command)}")
-        log = open(self.log_path, "w", encoding="utf-8")  # noqa: SIM115 - closed with the process
-        self.process = subprocess.Popen(command, cwd=SERVER_BIN, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+        self.log = open(self.log_path, "w", encoding="utf-8")  # closed by stop()
+        self.process = subprocess.Popen(command, cwd=SERVER_BIN, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
                                         start_new_session=True)
         deadline = time.monotonic() + self.START_TIMEOUT
         while True:
@@ -256,22 +257,27 @@ class LocalServer:
             if time.monotonic() > deadline:
                 raise RunError(f"the server did not print '{self.READY_TEXT}' within {self.START_TIMEOUT} s:\n{text[-3000:]}")
             time.sleep(0.1)
-        time.sleep(0.3)  # the banner follows the host's start-up line
-        banner = [line for line in self.log_path.read_text(encoding="utf-8", errors="replace").splitlines()
-                  if line.startswith(("PlatformBenchmarks", "  "))
-                  and not line.startswith("      ")]  # skip the host's indented log message bodies
+        # The banner (runtime, GC, transport settings) follows the host's start-up line; its last line lists the routes.
+        for _ in range(50):
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+            if "\n  Routes:" in text:
+                break
+            time.sleep(0.1)
+        banner = [line for line in text.splitlines()
+                  if line.startswith(("PlatformBenchmarks", "  ")) and not line.startswith("      ")]  # not log bodies
         return Target("platformbenchmarks", url, self.process.pid, True, banner)
 
     def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            say("the server ignored SIGTERM for 15 s: killing it")
-            self.process.kill()
-            self.process.wait()
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                say("the server ignored SIGTERM for 15 s: killing it")
+                self.process.kill()
+                self.process.wait()
+        if self.log is not None:
+            self.log.close()
 
 
 def start_database(env: dict[str, str]) -> str | None:
@@ -347,7 +353,7 @@ class Runner:
         client_cpu = children_cpu_seconds() - client_before
         server_cpu = cpu_seconds(target.pid) - server_before if measure else None
         raw = self.out_dir / "raw" / (re.sub(r"[^\w.-]", "_", label) + ".txt")
-        raw.write_text(" ".join(command) + "\n\n" + finished.stdout + finished.stderr, encoding="utf-8")
+        raw.write_text(shlex.join(command) + "\n\n" + finished.stdout + finished.stderr, encoding="utf-8")
         run = {"target": target.name, "test": test.name, "phase": phase, "level": level, "url": url,
                "connections": connections, "threads": threads, "pipeline": pipeline, "duration_s": seconds,
                **parse_wrk(finished.stdout), "exit_code": finished.returncode,
