@@ -11,7 +11,7 @@
 # error, so a dockerfile cannot drift away from what this script checks. Then it starts the published server the
 # way ENTRYPOINT does, on a free loopback port, and requires 200 and the TFB body from /plaintext and /json.
 #
-# jit takes about a minute on two cores; aot several minutes (the ILCompiler package download and native link).
+# jit takes 10-60 s on two cores; aot several minutes (the ILCompiler and NativeAOT runtime packages, the native link).
 # Exit status: 0 when every selected variant published and answered.
 set -euo pipefail
 
@@ -145,6 +145,7 @@ verify() {
         [[ $line == *\\ ]] && die "line continuations are not supported: $line"
         keyword="${line%% *}"
         rest="${line#* }"
+        # COPY and RUN arguments go through eval below: the shell splits and unquotes them as Docker's shell form would.
         case "$stage:$keyword" in
             *:FROM) stage=$((stage + 1)) ;;
             1:WORKDIR) workdir="$rest" && mkdir -p "$fs$workdir" ;;

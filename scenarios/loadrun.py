@@ -666,7 +666,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="scenarios/run.sh", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--profile", choices=sorted(PROFILES), default="short",
-                        help="full: TFB's levels and durations (about 25 min for all seven tests); short (default): "
+                        help="full: TFB's levels and durations (about 15 min for all seven tests); short (default): "
                              "fewer levels, a few seconds each")
     parser.add_argument("--tests", default="plaintext,json",
                         help=f"comma-separated, from {', '.join(TESTS)} or 'all' (default: plaintext,json)")
