@@ -1,0 +1,18 @@
+# TFB test "aot": the same server compiled ahead of time (Native AOT): no JIT, no tiering, smaller image.
+# Build context and conventions as in platformbenchmarks.dockerfile.
+FROM mcr.microsoft.com/dotnet/sdk:10.0 AS build
+# The ILCompiler links the native executable with clang and needs zlib's headers.
+RUN apt-get update && apt-get install -y --no-install-recommends clang zlib1g-dev && rm -rf /var/lib/apt/lists/*
+WORKDIR /source
+COPY Directory.Build.props Directory.Packages.props .editorconfig ./
+COPY src/PlatformBenchmarks/ src/PlatformBenchmarks/
+RUN dotnet publish src/PlatformBenchmarks/PlatformBenchmarks.csproj -c Release -p:PublishAot=true -o /app
+
+# runtime-deps: the native libraries a self-contained executable needs, without the .NET runtime itself.
+FROM mcr.microsoft.com/dotnet/runtime-deps:10.0 AS runtime
+WORKDIR /app
+COPY --from=build /app ./
+ENV DOTNET_GCDynamicAdaptationMode=0
+ENV ConnectionString="Host=tfb-database;Port=5432;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass;SSL Mode=Disable;Enlist=false;Max Auto Prepare=4"
+EXPOSE 8080
+ENTRYPOINT ["./PlatformBenchmarks", "--urls", "http://*:8080"]

@@ -1,0 +1,22 @@
+# TFB test "default": the server on the JIT runtime (CoreCLR with tiered PGO).
+# Build context: a folder laid out like this repository's root (the repository itself, or the TFB framework
+# folder that docker/tfb/export.sh fills). docker/verify-publish.sh runs this file's COPY and publish steps
+# outside Docker, so keep every build step a COPY or a `RUN dotnet publish` line.
+FROM mcr.microsoft.com/dotnet/sdk:10.0 AS build
+WORKDIR /source
+# global.json is left out on purpose: it pins this repository's SDK feature band, and the sdk:10.0 image
+# moves between feature bands; the image tag is the pin inside Docker.
+COPY Directory.Build.props Directory.Packages.props .editorconfig ./
+COPY src/PlatformBenchmarks/ src/PlatformBenchmarks/
+RUN dotnet publish src/PlatformBenchmarks/PlatformBenchmarks.csproj -c Release -o /app
+
+FROM mcr.microsoft.com/dotnet/aspnet:10.0 AS runtime
+WORKDIR /app
+COPY --from=build /app ./
+# Server GC without dynamic adaptation (DATAS): the project file sets the same, the variable makes it visible
+# and survives a runtimeconfig edit. TFB runs no other process in this container, so one heap per core is right.
+ENV DOTNET_GCDynamicAdaptationMode=0
+# TFB's database container (tfb-rules.md §8); only the /db, /queries, /updates, /fortunes and /cached-worlds routes use it.
+ENV ConnectionString="Host=tfb-database;Port=5432;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass;SSL Mode=Disable;Enlist=false;Max Auto Prepare=4"
+EXPOSE 8080
+ENTRYPOINT ["dotnet", "PlatformBenchmarks.dll", "--urls", "http://*:8080"]

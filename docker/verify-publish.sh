@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# Runs the build stage of the TFB dockerfiles without Docker, then smoke-tests what it produced.
+#
+#   docker/verify-publish.sh [jit|aot|all]     (default: all)
+#
+# For each dockerfile it reads the first stage and replays it on this machine: COPY lines copy the same files
+# from the repository (what git tracks or would track, so bin/ and obj/ stay out as .dockerignore keeps them out
+# of an image), WORKDIR and `RUN dotnet publish ...` run verbatim with the image's absolute paths moved under a
+# scratch directory, and `RUN apt-get ... install <packages>` installs whichever of those packages are missing
+# (never the rest of that line: it would wipe this machine's apt lists). Anything else in the build stage is an
+# error, so a dockerfile cannot drift away from what this script checks. Then it starts the published server the
+# way ENTRYPOINT does, on a free loopback port, and requires 200 and the TFB body from /plaintext and /json.
+#
+# jit takes 10-60 s on two cores; aot several minutes (the ILCompiler and NativeAOT runtime packages, the native link).
+# Exit status: 0 when every selected variant published and answered.
+set -euo pipefail
+
+readonly ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+readonly TFB_DIR="$ROOT/docker/tfb"
+
+say() { printf 'verify-publish: %s\n' "$*" >&2; }
+die() { printf 'verify-publish: error: %s\n' "$*" >&2; exit 1; }
+
+# Files under a repository path the way the build context sees them: tracked or untracked-but-not-ignored, or,
+# outside a git checkout (a source archive), everything but the bin/ and obj/ folders .dockerignore leaves out.
+context_files() {
+    if git -C "$ROOT" rev-parse --is-inside-work-tree > /dev/null 2>&1; then
+        git -C "$ROOT" ls-files --cached --others --exclude-standard -- "$1"
+    else
+        (cd "$ROOT" && find "${1%/}" -type f -not -path '*/bin/*' -not -path '*/obj/*')
+    fi
+}
+
+# COPY <src>... <dest> relative to WORKDIR; a directory source copies its content, as Docker does.
+replay_copy() {
+    local fs="$1" workdir="$2"
+    shift 2
+    local dest="${!#}" target src file
+    [[ $dest == /* ]] && target="$fs$dest" || target="$fs$workdir/$dest"
+    for src in "${@:1:$#-1}"; do
+        [[ -e "$ROOT/$src" ]] || die "COPY source '$src' does not exist in the repository"
+        if [[ -d "$ROOT/$src" ]]; then
+            while IFS= read -r file; do
+                [[ -e "$ROOT/$file" ]] || continue # deleted but not yet committed
+                mkdir -p "$target/$(dirname "${file#"${src%/}"/}")"
+                cp "$ROOT/$file" "$target/${file#"${src%/}"/}"
+            done < <(context_files "$src")
+        else
+            mkdir -p "$target"
+            cp "$ROOT/$src" "$target/"
+        fi
+    done
+}
+
+replay_apt() {
+    local words=() word missing=() in_install=0
+    read -ra words <<< "$1" # read, unlike an unquoted expansion, leaves globs like lists/* alone
+    for word in "${words[@]}"; do
+        case "$word" in
+            install) in_install=1 ;;
+            '&&' | ';') in_install=0 ;;
+            -*) ;;
+            *) if ((in_install)) && ! dpkg -s "$word" > /dev/null 2>&1; then missing+=("$word"); fi ;;
+        esac
+    done
+    if ((${#missing[@]} == 0)); then
+        say "apt packages of the build stage already installed"
+        return
+    fi
+    [[ $(id -u) -eq 0 ]] || die "the build stage installs ${missing[*]}: run as root or install them"
+    say "installing ${missing[*]} (the build stage's apt-get install)"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
+}
+
+# `dotnet publish` with every absolute path argument (the output folder) moved under the scratch root.
+replay_publish() {
+    local fs="$1" workdir="$2" log="$3"
+    shift 3
+    local args=() arg
+    for arg in "${@:2}"; do # $1 is "dotnet"
+        [[ $arg == /* ]] && args+=("$fs$arg") || args+=("$arg")
+    done
+    say "dotnet ${*:2}   (in $workdir, / mapped to $fs)"
+    if ! (cd "$fs$workdir" && dotnet "${args[@]}" -nologo) > "$log" 2>&1; then
+        grep -E 'error|Error' "$log" | sort -u | tail -n 20 >&2 || true
+        die "publish failed; full log: $log"
+    fi
+}
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# GET <url>; prints "<status> <body>" or fails.
+http_get() {
+    python3 - "$1" << 'PY'
+import sys, urllib.request, urllib.error
+try:
+    with urllib.request.urlopen(sys.argv[1], timeout=5) as r:
+        print(r.status, r.read().decode())
+except urllib.error.HTTPError as e:
+    print(e.code, "")
+PY
+}
+
+smoke() {
+    local dir="$1" entrypoint="$2" log="$3"
+    local port argv=() arg pid i answer
+    port="$(free_port)"
+    while IFS= read -r arg; do
+        argv+=("${arg//http:\/\/\*:8080/http://127.0.0.1:$port}")
+    done < <(python3 -c 'import json, sys; print("\n".join(json.loads(sys.argv[1])))' "$entrypoint")
+    say "starting ${argv[*]}   (in the published folder)"
+    (cd "$dir" && exec "${argv[@]}") > "$log" 2>&1 &
+    pid=$!
+    for ((i = 0; i < 150; i++)); do
+        grep -q 'Application started\.' "$log" 2> /dev/null && break
+        kill -0 "$pid" 2> /dev/null || { cat "$log" >&2; die "the published server exited during start-up"; }
+        sleep 0.2
+    done
+    grep -q 'Application started\.' "$log" || { kill "$pid"; cat "$log" >&2; die "no 'Application started.' within 30 s"; }
+    local failed=0
+    answer="$(http_get "http://127.0.0.1:$port/plaintext")"
+    [[ $answer == "200 Hello, World!" ]] && say "/plaintext: $answer" || { say "/plaintext answered: $answer"; failed=1; }
+    answer="$(http_get "http://127.0.0.1:$port/json")"
+    [[ $answer == '200 {"message":"Hello, World!"}' ]] && say "/json: $answer" || { say "/json answered: $answer"; failed=1; }
+    kill -TERM "$pid"
+    wait "$pid" || true
+    sed -n '/^PlatformBenchmarks /,/^  Routes:/p' "$log" | sed 's/^/    /' >&2 # the server's start-up banner
+    ((failed == 0)) || die "smoke requests failed"
+}
+
+verify() {
+    local variant="$1" dockerfile="$2"
+    [[ -f $dockerfile ]] || die "$dockerfile not found"
+    local scratch fs stage=0 workdir=/ line keyword rest runtime_from="" entrypoint="" runtime_workdir=/
+    scratch="$(mktemp -d "${TMPDIR:-/tmp}/verify-publish-$variant.XXXXXX")"
+    fs="$scratch/fs"
+    mkdir -p "$fs"
+    say "== $variant: $(basename "$dockerfile") (scratch: $scratch)"
+    local started=$SECONDS
+    while IFS= read -r line || [[ -n $line ]]; do
+        [[ -z ${line// /} || $line == \#* ]] && continue
+        [[ $line == *\\ ]] && die "line continuations are not supported: $line"
+        keyword="${line%% *}"
+        rest="${line#* }"
+        # COPY and RUN arguments go through eval below: the shell splits and unquotes them as Docker's shell form would.
+        case "$stage:$keyword" in
+            *:FROM) stage=$((stage + 1)) ;;
+            1:WORKDIR) workdir="$rest" && mkdir -p "$fs$workdir" ;;
+            1:COPY) eval "replay_copy \"\$fs\" \"\$workdir\" $rest" ;;
+            1:RUN)
+                case "$rest" in
+                    apt-get\ *) replay_apt "$rest" ;;
+                    dotnet\ publish\ *) eval "replay_publish \"\$fs\" \"\$workdir\" \"\$scratch/publish.log\" $rest" ;;
+                    *) die "unsupported build step (only apt-get and dotnet publish are replayed): $line" ;;
+                esac
+                ;;
+            1:ENV | 1:ARG) die "the build stage must not depend on $keyword (this script could not replay it): $line" ;;
+            2:COPY)
+                [[ $rest == --from=build\ * ]] || die "the runtime stage may only copy from the build stage: $line"
+                read -r _ runtime_from _ <<< "$rest"
+                ;;
+            2:WORKDIR) runtime_workdir="$rest" ;;
+            2:ENTRYPOINT) entrypoint="$rest" ;;
+            2:ENV)
+                # The runtime settings apply to the smoke run too (ConnectionString included: nothing connects yet).
+                local name="${rest%%=*}" value="${rest#*=}"
+                value="${value#\"}" && value="${value%\"}"
+                export "$name=$value"
+                ;;
+            2:EXPOSE) ;;
+            *) die "unexpected line in stage $stage: $line" ;;
+        esac
+    done < "$dockerfile"
+    [[ -n $runtime_from && -n $entrypoint ]] || die "no COPY --from=build or ENTRYPOINT in the runtime stage"
+    [[ $runtime_workdir == /app ]] || die "the runtime WORKDIR must be /app, where the build output is copied"
+    say "published in $((SECONDS - started)) s: $(du -sh "$fs$runtime_from" | cut -f1) in $runtime_from"
+    smoke "$fs$runtime_from" "$entrypoint" "$scratch/server.log"
+    say "== $variant: OK"
+    rm -rf "$scratch"
+}
+
+main() {
+    local which="${1:-all}"
+    command -v dotnet > /dev/null || die "dotnet is not on PATH"
+    command -v python3 > /dev/null || die "python3 is not on PATH"
+    case "$which" in
+        jit) verify jit "$TFB_DIR/platformbenchmarks.dockerfile" ;;
+        aot) verify aot "$TFB_DIR/platformbenchmarks-aot.dockerfile" ;;
+        all)
+            verify jit "$TFB_DIR/platformbenchmarks.dockerfile"
+            verify aot "$TFB_DIR/platformbenchmarks-aot.dockerfile"
+            ;;
+        -h | --help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
+        *) die "unknown variant '$which' (jit, aot, all)" ;;
+    esac
+}
+
+main "$@"

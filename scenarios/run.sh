@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Local TFB-style load runs: scenarios/run.sh --help for the options, scenarios/README.md for the method.
+# This wrapper prepares the machine (wrk, file descriptors); scenarios/loadrun.py does the runs.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+die() { printf 'run.sh: error: %s\n' "$*" >&2; exit 2; }
+
+command -v python3 > /dev/null || die "python3 is required (the runner is stdlib-only Python 3)"
+
+case " $* " in
+    *" -h "* | *" --help "*) exec python3 "$here/loadrun.py" --help ;;
+esac
+
+# TFB's load generator is wrk 4.x; Debian packages 4.1.
+if ! command -v wrk > /dev/null; then
+    [[ $(id -u) -eq 0 ]] || die "wrk is not installed; as root this script installs it (apt-get install wrk)"
+    printf 'run.sh: installing wrk from the Debian packages\n' >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq || die "apt-get update failed"
+    apt-get install -y -qq --no-install-recommends wrk > /dev/null || die "apt-get install wrk failed"
+fi
+
+# Every connection is a descriptor on both ends, and plaintext goes up to 16384 connections: the usual 1024 is far
+# too low. TFB gives its containers nofile=200000; take that, or at least the hard limit. The server this runner
+# starts inherits the limit.
+ulimit -n 200000 2> /dev/null || ulimit -n "$(ulimit -Hn)"
+
+exec python3 "$here/loadrun.py" "$@"

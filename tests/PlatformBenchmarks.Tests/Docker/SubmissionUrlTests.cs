@@ -1,0 +1,77 @@
+using System.Net;
+using System.Net.Http.Headers;
+using System.Text.Json;
+using PlatformBenchmarks.Tests.Scenarios;
+using PlatformBenchmarks.Tests.Support;
+
+namespace PlatformBenchmarks.Tests.Docker;
+
+/// <summary>
+/// Every URL the TFB submission and the crank scenarios send load to is served with 200 and TFB's headers. The
+/// database URLs fail until the database routes are merged: that is on purpose, a missing route must not pass.
+/// </summary>
+[Collection(SharedInProcessServer.Name)]
+public class SubmissionUrlTests(InProcessServer server)
+{
+    private const string AcceptJson = "application/json,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7";
+    private const string AcceptPlaintext = "text/plain,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7";
+
+    /// <summary>
+    /// benchmark_config.json's URLs (a prefix URL both bare, as TFB's status check requests it, and with the
+    /// verifier's count 20), and the paths of the crank scenarios.
+    /// </summary>
+    public static TheoryData<string, string> Urls()
+    {
+        var urls = new SortedSet<(string Type, string Path)>();
+        using (JsonDocument config = TfbSubmission.LoadConfig())
+        {
+            foreach ((string _, JsonElement test) in TfbSubmission.Tests(config))
+            {
+                foreach (TfbUrl url in TfbSubmission.Urls)
+                {
+                    string path = test.GetProperty(url.Key).GetString()!;
+                    urls.Add((url.Type, path));
+                    if (url.IsPrefix)
+                    {
+                        urls.Add((url.Type, path + "20"));
+                    }
+                }
+            }
+        }
+
+        foreach ((string scenario, string path) in CrankFiles.LoadPaths())
+        {
+            urls.Add((CrankFiles.TfbTypeOf(scenario), path));
+        }
+
+        var data = new TheoryData<string, string>();
+        foreach ((string type, string path) in urls)
+        {
+            data.Add(type, path);
+        }
+
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(Urls))]
+    public async Task TheServerAnswersTheUrlWithTfbsStatusAndHeaders(string type, string path)
+    {
+        TfbUrl url = TfbSubmission.Urls.Single(u => u.Type == type);
+        using var client = new HttpClient { BaseAddress = server.BaseAddress };
+        using var request = new HttpRequestMessage(HttpMethod.Get, path);
+        request.Headers.TryAddWithoutValidation("Accept", type == "plaintext" ? AcceptPlaintext : AcceptJson);
+
+        using HttpResponseMessage response = await client.SendAsync(request);
+        string body = await response.Content.ReadAsStringAsync();
+
+        Assert.True(response.StatusCode == HttpStatusCode.OK, $"GET {path} ({type}) answered {(int)response.StatusCode}: {body}");
+        Assert.NotEmpty(response.Headers.GetValues("Server"));
+        Assert.NotNull(response.Headers.Date);
+        MediaTypeHeaderValue? contentType = response.Content.Headers.ContentType;
+        Assert.NotNull(contentType);
+        Assert.Matches(url.ContentType, contentType.ToString());
+        Assert.True(response.Content.Headers.ContentLength is not null || response.Headers.TransferEncodingChunked == true, "neither Content-Length nor chunked");
+        Assert.NotEmpty(body);
+    }
+}

@@ -1,0 +1,46 @@
+using PlatformBenchmarks.Tests.Support;
+
+namespace PlatformBenchmarks.Tests.Scenarios;
+
+/// <summary>The crank configuration files (scenarios/*.benchmarks.yml), read with <see cref="YamlSubset"/>.</summary>
+internal static class CrankFiles
+{
+    /// <summary>Crank scenario name → TFB test type.</summary>
+    public static readonly IReadOnlyDictionary<string, string> TfbTypes = new Dictionary<string, string>
+    {
+        ["plaintext"] = "plaintext",
+        ["json"] = "json",
+        ["db"] = "db",
+        ["queries"] = "query",
+        ["updates"] = "update",
+        ["fortunes"] = "fortune",
+        ["cached"] = "cached-query",
+    };
+
+    public static IReadOnlyList<string> Paths() =>
+        [.. Directory.GetFiles(Repository.PathOf("scenarios"), "*.benchmarks.yml").Order(StringComparer.Ordinal)];
+
+    public static Dictionary<string, object?> Load(string path) =>
+        YamlSubset.Parse(File.ReadAllText(path)) as Dictionary<string, object?> ?? throw new FormatException($"{path} is not a mapping");
+
+    public static string TfbTypeOf(string scenario) => TfbTypes[scenario];
+
+    /// <summary>(scenario, path the load job requests) for every scenario of every file.</summary>
+    public static IEnumerable<(string Scenario, string Path)> LoadPaths()
+    {
+        foreach (string file in Paths())
+        {
+            foreach ((string name, object? scenario) in Mapping(Load(file), "scenarios"))
+            {
+                var load = Mapping((Dictionary<string, object?>)scenario!, "load");
+                yield return (name, (string)Mapping(load, "variables")["path"]!);
+            }
+        }
+    }
+
+    /// <summary>The mapping under <paramref name="key"/>, or an error that names the key.</summary>
+    public static Dictionary<string, object?> Mapping(Dictionary<string, object?> node, string key) =>
+        node.TryGetValue(key, out object? value) && value is Dictionary<string, object?> mapping
+            ? mapping
+            : throw new FormatException($"'{key}' is missing or not a mapping");
+}

@@ -1,0 +1,67 @@
+using System.Globalization;
+using System.Text.Json;
+using System.Xml.Linq;
+using PlatformBenchmarks.Tests.Support;
+
+namespace PlatformBenchmarks.Tests.Scenarios;
+
+/// <summary>
+/// scenarios/run.sh end to end against the in-process server, with one-second levels: the method, the files it
+/// writes and its failure on a non-2xx response. It needs wrk, which run.sh installs (as root) when it is missing.
+/// </summary>
+[Collection(SharedInProcessServer.Name)]
+public sealed class LoadRunnerTests(InProcessServer server) : IDisposable
+{
+    private readonly string _out = Directory.CreateTempSubdirectory("loadrun-test-").FullName;
+
+    public void Dispose() => Directory.Delete(_out, recursive: true);
+
+    private Task<ProcessResult> RunAsync(string url, string tests, params string[] extra) =>
+        ChildProcess.RunAsync("bash",
+            ["scenarios/run.sh", "--url", url, "--tests", tests, "--out", _out, "--duration", "1", "--warmup", "1", "--primer", "1",
+             "--no-pauses", .. extra],
+            TimeSpan.FromMinutes(5));
+
+    [Fact]
+    public async Task AShortRunMeasuresEveryLevelAndWritesTheTableAndTheChart()
+    {
+        string url = "test=" + server.BaseAddress.ToString().TrimEnd('/');
+        ProcessResult result = await RunAsync(url, "plaintext,json", "--pid", Environment.ProcessId.ToString(CultureInfo.InvariantCulture),
+            "--levels", "concurrency=16,64;pipeline=256");
+
+        Assert.True(result.ExitCode == 0, result.ToString());
+        using JsonDocument document = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "results.json")));
+        JsonElement[] runs = [.. document.RootElement.GetProperty("runs").EnumerateArray()];
+        // TFB's sequence per test: primer, warm-up, then the levels.
+        Assert.Equal(["primer", "warmup", "level", "primer", "warmup", "level", "level"], runs.Select(r => r.GetProperty("phase").GetString()));
+        JsonElement[] levels = [.. runs.Where(r => r.GetProperty("phase").GetString() == "level")];
+        Assert.Equal(["plaintext 256", "json 16", "json 64"], levels.Select(r => $"{r.GetProperty("test").GetString()} {r.GetProperty("level").GetInt32()}"));
+        Assert.All(levels, run =>
+        {
+            Assert.True(run.GetProperty("rps").GetDouble() > 0);
+            Assert.Equal(0, run.GetProperty("non_2xx").GetInt32());
+            Assert.True(run.GetProperty("server_cpu_us_per_response").GetDouble() > 0, "the --pid's CPU time was not counted");
+            Assert.True(run.GetProperty("latency_ms").TryGetProperty("p99", out _));
+        });
+        JsonElement plaintext = levels[0];
+        Assert.Equal(16, plaintext.GetProperty("pipeline").GetInt32());
+        Assert.Equal(Math.Min(256, Environment.ProcessorCount), plaintext.GetProperty("threads").GetInt32());
+        Assert.Empty(document.RootElement.GetProperty("failures").EnumerateArray());
+
+        string markdown = await File.ReadAllTextAsync(Path.Combine(_out, "results.md"));
+        Assert.Contains("| Level | Target | Requests/s | p50 ms | p75 ms | p90 ms | p99 ms |", markdown, StringComparison.Ordinal);
+        XDocument chart = XDocument.Load(Path.Combine(_out, "chart.svg"));
+        Assert.Equal(3, chart.Descendants(XName.Get("rect", "http://www.w3.org/2000/svg")).Count(r => r.Element(XName.Get("title", "http://www.w3.org/2000/svg")) is not null));
+    }
+
+    [Fact]
+    public async Task ARunFailsLoudlyWhenTheServerAnswersWithAnError()
+    {
+        // A base URL under a path the server does not serve: every request answers 404.
+        ProcessResult result = await RunAsync(server.BaseAddress + "no-such-prefix", "json");
+
+        Assert.True(result.ExitCode == 1, result.ToString());
+        Assert.Contains("FAILED", result.Error, StringComparison.Ordinal);
+        Assert.Contains("answered 404", result.Error, StringComparison.Ordinal);
+    }
+}
