@@ -1,3 +1,4 @@
+using System.Net.Http;
 using System.Net;
 using System.Net.Http.Headers;
 using System.Text.Json;
