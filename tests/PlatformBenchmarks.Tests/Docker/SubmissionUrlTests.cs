@@ -11,8 +11,8 @@ namespace PlatformBenchmarks.Tests.Docker;
 /// Every URL the TFB submission and the crank scenarios send load to is served with 200 and TFB's headers. The
 /// database URLs fail until the database routes are merged: that is on purpose, a missing route must not pass.
 /// </summary>
-[Collection(SharedInProcessServer.Name)]
-public class SubmissionUrlTests(InProcessServer server)
+[Collection(SharedServer.Name)]
+public class SubmissionUrlTests(ServerFixture server)
 {
     private const string AcceptJson = "application/json,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7";
     private const string AcceptPlaintext = "text/plain,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7";

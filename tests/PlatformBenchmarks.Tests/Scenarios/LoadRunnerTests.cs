@@ -9,8 +9,8 @@ namespace PlatformBenchmarks.Tests.Scenarios;
 /// scenarios/run.sh end to end against the in-process server, with one-second levels: the method, the files it
 /// writes and its failure on a non-2xx response. It needs wrk, which run.sh installs (as root) when it is missing.
 /// </summary>
-[Collection(SharedInProcessServer.Name)]
-public sealed class LoadRunnerTests(InProcessServer server) : IDisposable
+[Collection(SharedServer.Name)]
+public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
 {
     private readonly string _out = Directory.CreateTempSubdirectory("loadrun-test-").FullName;
 

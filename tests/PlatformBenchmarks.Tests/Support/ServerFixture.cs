@@ -7,12 +7,18 @@ using Microsoft.Extensions.DependencyInjection;
 
 namespace PlatformBenchmarks.Tests.Support;
 
-/// <summary>The real server, as Program builds it, listening on an ephemeral loopback port.</summary>
+/// <summary>
+/// The real server, as Program builds it, listening on an ephemeral loopback port in the test process, with the local
+/// PostgreSQL (or the ConnectionString environment variable) as its database. Starting the database is the test
+/// command's job (scripts/test.sh).
+/// </summary>
 public sealed class ServerFixture : IAsyncLifetime
 {
     private WebApplication? _app;
 
     public int Port { get; private set; }
+
+    public Uri BaseAddress => new($"http://127.0.0.1:{Port}/");
 
     public async Task InitializeAsync()
     {
@@ -89,4 +95,11 @@ public sealed class RawClient : IDisposable
     }
 
     public void Dispose() => Stream.Dispose();
+}
+
+/// <summary>Test classes that share one server instance rather than starting one each.</summary>
+[CollectionDefinition(Name)]
+public sealed class SharedServer : ICollectionFixture<ServerFixture>
+{
+    public const string Name = "Shared server";
 }
