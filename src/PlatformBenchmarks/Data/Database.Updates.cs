@@ -22,7 +22,7 @@ internal sealed partial class Database
             var worlds = DrawDistinctSortedIds(count);
             if (_multiplexing)
             {
-                await ReadWorldsAsync(worlds, connection: null);
+                await ReadWorldsAsync(worlds);
                 AssignNewRandomNumbers(worlds);
                 await WriteWorldsAsync(worlds, connection: null);
             }
@@ -98,12 +98,19 @@ internal sealed partial class Database
 
     private async ValueTask WriteWorldsAsync(World[] worlds, NpgsqlConnection? connection)
     {
-        var sql = UpdateSql(worlds.Length);
-        using var command = connection is null ? _dataSource.CreateCommand(sql) : new NpgsqlCommand(sql, connection);
-        foreach (var world in worlds)
+        var commands = UpdateCommands(worlds.Length);
+        var command = commands.Rent();
+        if (connection is not null)
         {
-            command.Parameters.Add(new NpgsqlParameter<int> { TypedValue = world.Id });
-            command.Parameters.Add(new NpgsqlParameter<int> { TypedValue = world.RandomNumber });
+            // Without multiplexing the command is a plain one, bound to the request's connection for this use only.
+            command.Connection = connection;
+        }
+
+        var parameters = command.Parameters;
+        for (var i = 0; i < worlds.Length; i++)
+        {
+            SetInt(parameters, 2 * i, worlds[i].Id);
+            SetInt(parameters, (2 * i) + 1, worlds[i].RandomNumber);
         }
 
         var updated = await command.ExecuteNonQueryAsync();
@@ -111,6 +118,13 @@ internal sealed partial class Database
         {
             throw new InvalidOperationException($"The UPDATE changed {updated} rows instead of {worlds.Length}.");
         }
+
+        if (connection is not null)
+        {
+            command.Connection = null;
+        }
+
+        commands.Return(command);
     }
 
     internal static string UpdateSql(int count) => s_updateSql[count] ??= BuildUpdateSql(count);

@@ -48,6 +48,29 @@ public class DatabaseUpdateTests
         Assert.All(results, worlds => Assert.Equal(100, worlds.Length));
     }
 
+    /// <summary>
+    /// Commands are reused across requests and connections. More distinct statements than Npgsql keeps auto-prepared
+    /// (one UPDATE text per row count) keep evicting each other; reused commands must survive that.
+    /// </summary>
+    [Theory]
+    [InlineData(Mode.Multiplexing)]
+    [InlineData(Mode.Pooled)]
+    [InlineData(Mode.PooledSequential)]
+    public async Task ReusedCommandsSurviveStatementsEvictingEachOther(Mode mode)
+    {
+        var database = TestDatabase.Shared(mode);
+
+        for (var round = 0; round < 4; round++)
+        {
+            await Task.WhenAll(Enumerable.Range(1, 40).Select(async count =>
+            {
+                Assert.Equal(count, (await database.UpdateWorldsAsync(count)).Length);
+                Assert.Equal(count, (await database.LoadWorldsAsync(count)).Length);
+                Assert.Equal(12, (await database.LoadFortunesAsync()).Count);
+            }));
+        }
+    }
+
     [Fact]
     public void DrawnIdsAreDistinctAscendingAndWithinRange()
     {
