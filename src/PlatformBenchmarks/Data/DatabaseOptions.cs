@@ -24,7 +24,7 @@ internal sealed class DatabaseOptions
         "Server=tfb-database;Database=hello_world;User Id=benchmarkdbuser;Password=benchmarkdbpass;SSL Mode=Disable";
 
     public const int DefaultMultiplexingPoolSize = 8;
-    public const int DefaultPooledPoolSize = 64;
+    public const int DefaultPooledPoolSize = 32;
     public const int DefaultMaxAutoPrepare = 512;
     public const int DefaultConnectTimeoutSeconds = 2;
     public const int DefaultPooledTimeoutSeconds = 5;
