@@ -70,6 +70,11 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
             // Reachable but wrong (missing table, bad schema): the banner says so, the server still starts.
             return new DatabaseStatus(false, $"{Settings}: {exception.Message}");
         }
+        catch (InvalidOperationException exception)
+        {
+            // Reachable but not loaded (no such world row).
+            return new DatabaseStatus(false, $"{Settings}: {exception.Message}");
+        }
     }
 
     public void Dispose() => _dataSource.Dispose();
