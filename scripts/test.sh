@@ -2,12 +2,17 @@
 # Runs the whole test suite: starts the local PostgreSQL the data tests need (scripts/db.sh, as root), then `dotnet test`
 # on the solution in Release. Extra arguments go to dotnet test, e.g. scripts/test.sh --filter "FullyQualifiedName~Data".
 # The data tests include stopping and restarting that PostgreSQL (OutageTests), so they need root too.
+# Test runs from several worktrees at once would stop each other's database and mix their pg_stat_statements counts:
+# give each its own cluster with PB_DB_CLUSTER and PB_DB_PORT (e.g. PB_DB_CLUSTER=pb-mine PB_DB_PORT=5434 scripts/test.sh).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 
 scripts/db.sh start
+# The tests read ConnectionString; point them at the cluster just started unless told otherwise.
+ConnectionString="${ConnectionString:-$(scripts/db.sh connection-string)}"
+export ConnectionString
 
 echo "test.sh: dotnet test PlatformBenchmarks.sln (Release)"
 dotnet test PlatformBenchmarks.sln --configuration Release --nologo "$@"

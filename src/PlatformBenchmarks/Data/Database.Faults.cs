@@ -39,25 +39,36 @@ internal sealed partial class Database
     /// (null, _) for errors that are not about availability; otherwise a short reason, and whether the connection to the
     /// server is gone (which trips the breaker) rather than the server refusing one request (pool exhausted).
     /// </summary>
-    private static (string? Reason, bool LostConnection) Classify(Exception exception)
+    internal static (string? Reason, bool LostConnection) Classify(Exception exception)
     {
         switch (exception)
         {
-            case PostgresException postgres when IsUnavailableState(postgres.SqlState):
-                return ($"{postgres.SqlState} {postgres.MessageText}", true);
-            case PostgresException:
-                return (null, false);
+            case PostgresException postgres:
+                return IsUnavailableState(postgres.SqlState) ? ($"{postgres.SqlState} {postgres.MessageText}", true) : (null, false);
+            // Npgsql marks it only by its message (and an inner TimeoutException, like a connect timeout's). The server is fine:
+            // this request waited too long for a pooled connection, which is overload, not an outage.
+            case NpgsqlException when exception.Message.StartsWith("The connection pool has been exhausted", StringComparison.Ordinal):
+                return ("connection pool exhausted", false);
             case NpgsqlException { InnerException: SocketException socket }:
                 return ($"cannot connect ({socket.SocketErrorCode})", true);
             case NpgsqlException { InnerException: TimeoutException }:
                 return ("timed out", true);
             case NpgsqlException { InnerException: IOException or EndOfStreamException }:
                 return ("connection lost", true);
-            case NpgsqlException npgsql when npgsql.InnerException is PostgresException inner:
+            case NpgsqlException { InnerException: { } inner }:
                 return Classify(inner);
-            case NpgsqlException npgsql:
-                // E.g. "The connection pool has been exhausted": the server is fine, this request just could not get in.
-                return (npgsql.Message, false);
+            case AggregateException aggregate:
+                // Several statements of one batch failed: unavailable if any failed for that reason.
+                foreach (var inner in aggregate.InnerExceptions)
+                {
+                    var classified = Classify(inner);
+                    if (classified.Reason is not null)
+                    {
+                        return classified;
+                    }
+                }
+
+                return (null, false);
             default:
                 return (null, false);
         }

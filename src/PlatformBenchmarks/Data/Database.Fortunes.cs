@@ -11,15 +11,18 @@ internal sealed partial class Database
         var probe = _breaker.Enter();
         try
         {
-            using var command = _dataSource.CreateCommand(FortuneSql);
-            await using var reader = await command.ExecuteReaderAsync();
+            var command = _fortuneCommands.Rent();
             // Grows as rows arrive: the list must not be sized from the known row count (tfb-rules.md §4.5).
             var fortunes = new List<Fortune>();
-            while (await reader.ReadAsync())
+            await using (var reader = await command.ExecuteReaderAsync())
             {
-                fortunes.Add(new Fortune(reader.GetInt32(0), reader.GetString(1)));
+                while (await reader.ReadAsync())
+                {
+                    fortunes.Add(new Fortune(reader.GetInt32(0), reader.GetString(1)));
+                }
             }
 
+            _fortuneCommands.Return(command);
             _breaker.Succeeded(probe);
             return fortunes;
         }

@@ -11,7 +11,7 @@ internal sealed partial class Database
         var probe = _breaker.Enter();
         try
         {
-            var world = await ReadWorldAsync(World.RandomId(), connection: null);
+            var world = await ReadWorldAsync(World.RandomId());
             _breaker.Succeeded(probe);
             return world;
         }
@@ -37,7 +37,7 @@ internal sealed partial class Database
                 worlds[i] = new World(World.RandomId(), 0);
             }
 
-            await ReadWorldsAsync(worlds, connection: null);
+            await ReadWorldsAsync(worlds);
             _breaker.Succeeded(probe);
             return worlds;
         }
@@ -53,7 +53,7 @@ internal sealed partial class Database
         var probe = _breaker.Enter();
         try
         {
-            var world = await ReadWorldAsync(id, connection: null);
+            var world = await ReadWorldAsync(id);
             _breaker.Succeeded(probe);
             return world;
         }
@@ -93,24 +93,42 @@ internal sealed partial class Database
     }
 
     /// <summary>Replaces each element of <paramref name="worlds"/> by the row with its id, one statement per row.</summary>
-    private ValueTask ReadWorldsAsync(World[] worlds, NpgsqlConnection? connection)
+    private ValueTask ReadWorldsAsync(World[] worlds)
     {
-        if (!_pipelineReads)
+        if (_multiplexing)
         {
-            return ReadWorldsSequentiallyAsync(worlds, connection);
+            return _pipelineReads ? ReadWorldsConcurrentlyAsync(worlds) : ReadWorldsOneByOneAsync(worlds);
         }
 
-        return _multiplexing ? ReadWorldsConcurrentlyAsync(worlds) : ReadWorldsInBatchAsync(worlds, connection);
+        return ReadWorldsOnOwnConnectionAsync(worlds);
     }
+
+    private async ValueTask ReadWorldsOnOwnConnectionAsync(World[] worlds)
+    {
+        // Without multiplexing, all the reads of a request share one rented connection: queueing for the pool once per row
+        // would multiply the wait.
+        await using var connection = await _dataSource.OpenConnectionAsync();
+        await ReadWorldsAsync(worlds, connection);
+    }
+
+    /// <summary>The reads on a connection the request holds (no multiplexing).</summary>
+    private ValueTask ReadWorldsAsync(World[] worlds, NpgsqlConnection connection)
+        => _pipelineReads ? ReadWorldsInBatchAsync(worlds, connection) : ReadWorldsSequentiallyAsync(worlds, connection);
 
     // A Task rather than a ValueTask: the concurrent reads hold on to them before awaiting; the completing call allocates
     // the same one state machine box either way.
-    private async Task<World> ReadWorldAsync(int id, NpgsqlConnection? connection)
+    private async Task<World> ReadWorldAsync(int id)
     {
-        using var command = connection is null ? _dataSource.CreateCommand(WorldSql) : new NpgsqlCommand(WorldSql, connection);
-        command.Parameters.Add(new NpgsqlParameter<int> { TypedValue = id });
-        await using var reader = await command.ExecuteReaderAsync();
-        return await reader.ReadAsync() ? new World(reader.GetInt32(0), reader.GetInt32(1)) : throw MissingWorld(id);
+        var command = _worldCommands.Rent();
+        SetInt(command.Parameters, 0, id);
+        World world;
+        await using (var reader = await command.ExecuteReaderAsync())
+        {
+            world = await reader.ReadAsync() ? new World(reader.GetInt32(0), reader.GetInt32(1)) : throw MissingWorld(id);
+        }
+
+        _worldCommands.Return(command);
+        return world;
     }
 
     /// <summary>
@@ -122,7 +140,7 @@ internal sealed partial class Database
         var reads = new Task<World>[worlds.Length];
         for (var i = 0; i < reads.Length; i++)
         {
-            reads[i] = ReadWorldAsync(worlds[i].Id, connection: null);
+            reads[i] = ReadWorldAsync(worlds[i].Id);
         }
 
         // Await every read even after a failure, so none is left unobserved.
@@ -145,13 +163,24 @@ internal sealed partial class Database
         }
     }
 
+    /// <summary>Multiplexing, one round trip per row: the conservative reading of the rules, and a baseline to measure against.</summary>
+    private async ValueTask ReadWorldsOneByOneAsync(World[] worlds)
+    {
+        for (var i = 0; i < worlds.Length; i++)
+        {
+            worlds[i] = await ReadWorldAsync(worlds[i].Id);
+        }
+    }
+
     /// <summary>
     /// Without multiplexing: one batch in one round trip, with error barriers so that each statement is followed by its
     /// own Sync, as if sent alone (tfb-rules.md §2 #7: one Sync for the whole batch is forbidden).
     /// </summary>
-    private async ValueTask ReadWorldsInBatchAsync(World[] worlds, NpgsqlConnection? connection)
+    private static async ValueTask ReadWorldsInBatchAsync(World[] worlds, NpgsqlConnection connection)
     {
-        await using var batch = connection is null ? _dataSource.CreateBatch() : connection.CreateBatch();
+        // A new batch every time: unlike commands, an NpgsqlBatch reused on another pooled connection fails in Npgsql 10.0.0
+        // ("prepared statement "_auto0" does not exist") once its statements are auto-prepared.
+        await using var batch = connection.CreateBatch();
         batch.EnableErrorBarriers = true;
         foreach (var world in worlds)
         {
@@ -173,21 +202,21 @@ internal sealed partial class Database
         }
     }
 
-    /// <summary>One round trip per row: the conservative reading of the rules, and the baseline to measure against.</summary>
-    private async ValueTask ReadWorldsSequentiallyAsync(World[] worlds, NpgsqlConnection? connection)
+    /// <summary>Without multiplexing, one round trip per row on the request's connection: the conservative baseline.</summary>
+    private async ValueTask ReadWorldsSequentiallyAsync(World[] worlds, NpgsqlConnection connection)
     {
-        if (connection is null && !_multiplexing)
-        {
-            // Rent one connection for all the rows rather than queueing for the pool once per row.
-            await using var owned = await _dataSource.OpenConnectionAsync();
-            await ReadWorldsSequentiallyAsync(worlds, owned);
-            return;
-        }
-
+        var command = _worldCommandsOnConnection.Rent();
+        command.Connection = connection;
         for (var i = 0; i < worlds.Length; i++)
         {
-            worlds[i] = await ReadWorldAsync(worlds[i].Id, connection);
+            var id = worlds[i].Id;
+            SetInt(command.Parameters, 0, id);
+            await using var reader = await command.ExecuteReaderAsync();
+            worlds[i] = await reader.ReadAsync() ? new World(reader.GetInt32(0), reader.GetInt32(1)) : throw MissingWorld(id);
         }
+
+        command.Connection = null;
+        _worldCommandsOnConnection.Return(command);
     }
 
     private static InvalidOperationException MissingWorld(int id)

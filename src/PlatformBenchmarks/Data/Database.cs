@@ -23,6 +23,10 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     private readonly CircuitBreaker _breaker;
     private readonly bool _multiplexing;
     private readonly bool _pipelineReads;
+    private readonly ReusePool<NpgsqlCommand> _worldCommands;
+    private readonly ReusePool<NpgsqlCommand> _worldCommandsOnConnection;
+    private readonly ReusePool<NpgsqlCommand> _fortuneCommands;
+    private readonly ReusePool<NpgsqlCommand>?[] _updateCommands = new ReusePool<NpgsqlCommand>?[QueryCount.Max + 1];
 
     public Database(DatabaseOptions options)
     {
@@ -33,6 +37,9 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
         _breaker = new CircuitBreaker(options.FailFastPeriod);
         _multiplexing = settings.Multiplexing;
         _pipelineReads = options.PipelineReads;
+        _worldCommands = CreateDataSourceCommands(WorldSql, 1);
+        _worldCommandsOnConnection = CreateConnectionCommands(WorldSql, 1);
+        _fortuneCommands = CreateDataSourceCommands(FortuneSql, 0);
         Settings = $"{settings.Host}:{settings.Port}/{settings.Database}, multiplexing {(settings.Multiplexing ? "on" : "off")}, "
             + $"pool {settings.MaxPoolSize}, reads {(_pipelineReads ? "pipelined" : "sequential")}, auto-prepare {settings.MaxAutoPrepare}";
     }
@@ -61,6 +68,11 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
         catch (NpgsqlException exception)
         {
             // Reachable but wrong (missing table, bad schema): the banner says so, the server still starts.
+            return new DatabaseStatus(false, $"{Settings}: {exception.Message}");
+        }
+        catch (InvalidOperationException exception)
+        {
+            // Reachable but not loaded (no such world row).
             return new DatabaseStatus(false, $"{Settings}: {exception.Message}");
         }
     }

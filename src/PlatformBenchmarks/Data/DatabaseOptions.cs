@@ -24,9 +24,10 @@ internal sealed class DatabaseOptions
         "Server=tfb-database;Database=hello_world;User Id=benchmarkdbuser;Password=benchmarkdbpass;SSL Mode=Disable";
 
     public const int DefaultMultiplexingPoolSize = 8;
-    public const int DefaultPooledPoolSize = 64;
-    public const int DefaultMaxAutoPrepare = 8;
+    public const int DefaultPooledPoolSize = 32;
+    public const int DefaultMaxAutoPrepare = 512;
     public const int DefaultConnectTimeoutSeconds = 2;
+    public const int DefaultPooledTimeoutSeconds = 5;
 
     public string ConnectionString { get; init; } = TfbConnectionString;
 
@@ -73,7 +74,10 @@ internal sealed class DatabaseOptions
         }
 
         // Auto-preparation keeps each statement parsed on each connection (prepared statements are encouraged, tfb-rules.md §4.2).
-        // Room for the two selects and the updates of a few different row counts.
+        // Room for every statement we can send (two selects, one UPDATE per row count 1..500), so none is ever evicted:
+        // with multiplexing, Npgsql 10.0.0 desynchronises the protocol when auto-prepared statements evict each other under
+        // load ("Received backend message BindComplete while expecting ParseCompleteMessage"), failing every command on the
+        // connection. Only the statements actually used get prepared, so the server holds a handful per connection.
         if (!given.Contains("MAXAUTOPREPARE"))
         {
             builder.MaxAutoPrepare = DefaultMaxAutoPrepare;
@@ -84,11 +88,12 @@ internal sealed class DatabaseOptions
             builder.AutoPrepareMinUsages = 2;
         }
 
-        // A short connect timeout keeps an outage from holding requests; a refused or unresolvable host fails at once anyway.
-        // It also bounds the wait for a pooled connection when multiplexing is off, hence not 1 s.
+        // A short connect timeout keeps an unreachable host from holding requests (a refused or unresolvable one fails at
+        // once anyway, and the circuit breaker answers the following calls). Without multiplexing the same setting also
+        // bounds a request's wait for a pooled connection, which under load can take seconds: there it is longer.
         if (!given.Contains("TIMEOUT"))
         {
-            builder.Timeout = DefaultConnectTimeoutSeconds;
+            builder.Timeout = builder.Multiplexing ? DefaultConnectTimeoutSeconds : DefaultPooledTimeoutSeconds;
         }
 
         // We never change session state, so a connection going back to the pool needs no DISCARD ALL.

@@ -64,12 +64,13 @@ public class DatabaseOptionsTests
     }
 
     [Fact]
-    public void PoolSizeDefaultsFollowTheMode()
+    public void PoolSizeAndTimeoutDefaultsFollowTheMode()
     {
         var settings = FromSettings(("Database:Multiplexing", "false")).CreateConnectionStringBuilder();
 
         Assert.False(settings.Multiplexing);
         Assert.Equal(DatabaseOptions.DefaultPooledPoolSize, settings.MaxPoolSize);
+        Assert.Equal(DatabaseOptions.DefaultPooledTimeoutSeconds, settings.Timeout);
     }
 
     [Theory]

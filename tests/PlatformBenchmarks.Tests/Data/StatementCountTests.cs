@@ -64,6 +64,7 @@ public class StatementCountTests
         {
             Assert.True((await database.TryWarmUpAsync()).IsAvailable);
             await FlushStatisticsAsync(database, applicationName);
+            await EndOtherBackendsAsync();
             database = new Database(new DatabaseOptions
             {
                 ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
@@ -100,6 +101,31 @@ public class StatementCountTests
             Assert.True(attempt < 100, "the test's backends did not exit within 5 s");
             await Task.Delay(50);
         }
+    }
+
+    /// <summary>
+    /// Idle connections left by earlier tests hold unpublished statistics, which they publish whenever they get round to
+    /// it, possibly in the middle of the measurement: end them first (they publish as they exit).
+    /// </summary>
+    private static async Task EndOtherBackendsAsync()
+    {
+        await using (var connection = await TestDatabase.OpenDirectAsync())
+        {
+            await using var terminate = new NpgsqlCommand(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                connection);
+            await terminate.ExecuteScalarAsync();
+            await using var remaining = new NpgsqlCommand(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()", connection);
+            for (var attempt = 0; (long)(await remaining.ExecuteScalarAsync())! != 0; attempt++)
+            {
+                Assert.True(attempt < 100, "other backends did not exit within 5 s");
+                await Task.Delay(50);
+            }
+        }
+
+        // Our own direct connections were among them.
+        TestDatabase.ClearDirectConnections();
     }
 
     private static async Task<long> CommittedTransactionsAsync()

@@ -60,6 +60,9 @@ internal static class TestDatabase
     /// <summary>A plain connection, independent of the code under test, to check what it did.</summary>
     public static ValueTask<NpgsqlConnection> OpenDirectAsync() => s_direct.Value.OpenConnectionAsync();
 
+    /// <summary>Drops the idle direct connections (after their server processes were ended).</summary>
+    public static void ClearDirectConnections() => s_direct.Value.Clear();
+
     /// <summary>The whole world table as read directly: element [id] holds the row's randomnumber (0 for no row).</summary>
     public static async Task<int[]> ReadWorldTableAsync()
     {

@@ -1,0 +1,39 @@
+using Npgsql;
+
+namespace PlatformBenchmarks.Data;
+
+internal sealed partial class Database
+{
+    // Data-source commands run without an explicit connection: multiplexed, or on a connection Npgsql rents for the statement.
+    private ReusePool<NpgsqlCommand> CreateDataSourceCommands(string sql, int parameterCount)
+        => new(() => AddIntParameters(_dataSource.CreateCommand(sql), parameterCount));
+
+    // Plain commands are bound to the connection a request rented, for the length of one use.
+    private static ReusePool<NpgsqlCommand> CreateConnectionCommands(string sql, int parameterCount)
+        => new(() => AddIntParameters(new NpgsqlCommand(sql), parameterCount));
+
+    private static NpgsqlCommand AddIntParameters(NpgsqlCommand command, int count)
+    {
+        // Typed, positional ($1, $2, …) parameters: no boxing of the values, no parameter names to match.
+        for (var i = 0; i < count; i++)
+        {
+            command.Parameters.Add(new NpgsqlParameter<int>());
+        }
+
+        return command;
+    }
+
+    private static void SetInt(NpgsqlParameterCollection parameters, int index, int value)
+        => ((NpgsqlParameter<int>)parameters[index]).TypedValue = value;
+
+    /// <summary>The UPDATE commands for one row count, their pool created on first use (most of the 500 never are).</summary>
+    private ReusePool<NpgsqlCommand> UpdateCommands(int count)
+        => Volatile.Read(ref _updateCommands[count]) ?? CreateUpdateCommands(count);
+
+    private ReusePool<NpgsqlCommand> CreateUpdateCommands(int count)
+    {
+        var sql = UpdateSql(count);
+        var created = _multiplexing ? CreateDataSourceCommands(sql, 2 * count) : CreateConnectionCommands(sql, 2 * count);
+        return Interlocked.CompareExchange(ref _updateCommands[count], created, null) ?? created;
+    }
+}

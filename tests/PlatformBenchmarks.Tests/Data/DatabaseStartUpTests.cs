@@ -1,0 +1,49 @@
+using System.Diagnostics;
+using Npgsql;
+using PlatformBenchmarks.Data;
+
+namespace PlatformBenchmarks.Tests.Data;
+
+/// <summary>The server must start, and serve its other routes, whatever state the database is in.</summary>
+public class DatabaseStartUpTests
+{
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task NothingListeningGivesAFastNegativeProbeAndFastFailures(bool multiplexing)
+    {
+        // Port 1 on loopback: nothing listens, the connection is refused at once.
+        await using var database = new Database(new DatabaseOptions
+        {
+            ConnectionString = "Host=127.0.0.1;Port=1;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass",
+            Multiplexing = multiplexing,
+        });
+        using var cache = new WorldCache(database);
+        var stopwatch = Stopwatch.StartNew();
+
+        var status = await database.TryWarmUpAsync();
+        var cacheStatus = await cache.TryWarmUpAsync();
+        var failure = await Assert.ThrowsAsync<DatabaseUnavailableException>(() => database.LoadWorldsAsync(20).AsTask());
+        await Assert.ThrowsAsync<DatabaseUnavailableException>(() => cache.GetCachedWorldsAsync(1).AsTask());
+
+        Assert.True(stopwatch.Elapsed < TimeSpan.FromMilliseconds(500), $"took {stopwatch.Elapsed.TotalMilliseconds} ms");
+        Assert.False(status.IsAvailable);
+        Assert.False(cacheStatus.IsAvailable);
+        Assert.Contains("ConnectionRefused", status.Description, StringComparison.Ordinal);
+        Assert.Contains("failing fast", failure.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain("benchmarkdbpass", status.Description, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task AReachableDatabaseWithoutTheTablesGivesANegativeProbeWithoutThrowing()
+    {
+        // The cluster's "postgres" database exists but holds no world or fortune table.
+        var settings = new NpgsqlConnectionStringBuilder(TestDatabase.ConnectionString) { Database = "postgres" };
+        await using var database = new Database(new DatabaseOptions { ConnectionString = settings.ConnectionString });
+
+        var status = await database.TryWarmUpAsync();
+
+        Assert.False(status.IsAvailable);
+        Assert.Contains("42P01", status.Description, StringComparison.Ordinal);
+    }
+}
