@@ -62,14 +62,14 @@ public static class BenchmarkValidation
                 benchmarks += summary.BenchmarksCases.Length;
                 foreach (ValidationError error in summary.ValidationErrors.Where(e => e.IsCritical))
                 {
-                    failures.Add($"{error.BenchmarkCase?.DisplayInfo ?? summary.Title}: {error.Message}");
+                    failures.Add(error.BenchmarkCase is null ? error.Message : $"{Name(error.BenchmarkCase)}: {error.Message}");
                 }
 
                 foreach (BenchmarkReport report in summary.Reports)
                 {
                     if (!report.Success || report.ResultStatistics is null)
                     {
-                        failures.Add($"{report.BenchmarkCase.DisplayInfo}: did not run to completion (see the log above)");
+                        failures.Add($"{Name(report.BenchmarkCase)}: did not run to completion (see the log above)");
                     }
                 }
 
@@ -91,13 +91,17 @@ public static class BenchmarkValidation
             }
         }
 
-        if (benchmarks == 0)
+        if (benchmarks == 0 && failures.Count == 0)
         {
             failures.Add("No benchmark ran: check the --filter.");
         }
 
         return new ValidationOutcome(benchmarks, failures);
     }
+
+    private static string Name(BenchmarkCase benchmark) => benchmark.HasParameters
+        ? $"{benchmark.Descriptor.DisplayInfo} {benchmark.Parameters.DisplayInfo}"
+        : benchmark.Descriptor.DisplayInfo;
 
     /// <summary>BenchmarkDotNet's log into any <see cref="TextWriter"/> (the console, or a test's buffer).</summary>
     private sealed class TextWriterLogger : ILogger
