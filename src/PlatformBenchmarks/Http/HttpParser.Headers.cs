@@ -197,29 +197,34 @@ internal sealed partial class HttpParser
 
     private static void ParseConnection(ReadOnlySpan<byte> value, ref FieldFacts facts)
     {
-        if (!value.Contains((byte)','))
+        // The usual value is one option, already trimmed: when it is one of the two that matter, there is no list.
+        if (ParseConnectionOption(value, ref facts))
         {
-            // One option, the usual case; ParseField has already trimmed it.
-            ParseConnectionOption(value, ref facts);
             return;
         }
 
         foreach (Range range in value.Split((byte)','))
         {
-            ParseConnectionOption(TrimWhitespace(value[range]), ref facts);
+            _ = ParseConnectionOption(TrimWhitespace(value[range]), ref facts);
         }
     }
 
-    private static void ParseConnectionOption(ReadOnlySpan<byte> option, ref FieldFacts facts)
+    /// <summary>Records a "close" or "keep-alive" option (any case); returns whether it was one of them.</summary>
+    private static bool ParseConnectionOption(ReadOnlySpan<byte> option, ref FieldFacts facts)
     {
         if (option.Length == 5 && EqualsIgnoringCase(option, "close"u8))
         {
             facts.ConnectionClose = true;
+            return true;
         }
-        else if (option.Length == 10 && EqualsIgnoringCase(option, "keep-alive"u8))
+
+        if (option.Length == 10 && EqualsIgnoringCase(option, "keep-alive"u8))
         {
             facts.ConnectionKeepAlive = true;
+            return true;
         }
+
+        return false;
     }
 
     /// <summary>Strips optional whitespace, SP and HTAB (RFC 9110 §5.6.3), from both ends.</summary>
