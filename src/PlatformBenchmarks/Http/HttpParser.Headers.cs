@@ -1,5 +1,8 @@
 using System.Buffers;
+using System.Buffers.Binary;
 using System.Buffers.Text;
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using System.Text;
 
 namespace PlatformBenchmarks.Http;
@@ -84,27 +87,70 @@ internal sealed partial class HttpParser
             return RequestRejection.InvalidHeaderName;
         }
 
-        ReadOnlySpan<byte> value = line.Slice(colon + 1).Trim(" \t"u8);
-        if (value.ContainsAny(s_invalidValueChars))
+        ReadOnlySpan<byte> value = TrimWhitespace(line.Slice(colon + 1));
+        if (!IsValidFieldValue(value))
         {
             return RequestRejection.InvalidHeaderValue;
         }
 
+        return ApplyField(name, value, ref facts);
+    }
+
+    private static bool IsValidFieldValue(ReadOnlySpan<byte> value) =>
+
+        // SP and visible ASCII are all valid, and one vectorised range check clears them; only a value with HTAB,
+        // obs-text or a control byte needs the exact (slower) set.
+        !value.ContainsAnyExceptInRange((byte)0x20, (byte)0x7E) || !value.ContainsAny(s_invalidValueChars);
+
+    /// <summary>Records what a field means for framing and persistence. The name is a valid token, the value valid.</summary>
+    private static RequestRejection ApplyField(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value, ref FieldFacts facts)
+    {
         switch (name.Length)
         {
-            case 4 when Ascii.EqualsIgnoreCase(name, "Host"u8):
+            case 4 when EqualsIgnoringCase(name, "host"u8):
                 facts.HostCount++;
                 break;
-            case 10 when Ascii.EqualsIgnoreCase(name, "Connection"u8):
+            case 10 when EqualsIgnoringCase(name, "connection"u8):
                 ParseConnection(value, ref facts);
                 break;
-            case 14 when Ascii.EqualsIgnoreCase(name, "Content-Length"u8):
+            case 14 when EqualsIgnoringCase(name, "content-length"u8):
                 return ParseContentLength(value, ref facts);
-            case 17 when Ascii.EqualsIgnoreCase(name, "Transfer-Encoding"u8):
+            case 17 when EqualsIgnoringCase(name, "transfer-encoding"u8):
                 return ParseTransferEncoding(value, ref facts);
         }
 
         return RequestRejection.None;
+    }
+
+    /// <summary>
+    /// Compares <paramref name="text"/> with <paramref name="lower"/> (lowercase letters and '-', at least 4 bytes, the
+    /// same length) ignoring ASCII case, a word at a time, by setting bit 0x20 of every byte. That bit makes only 'X'
+    /// and 'x' equal to 'x', and only '-' and CR equal to '-': exact here because <paramref name="text"/> is a
+    /// validated field name or value, in which CR cannot occur.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool EqualsIgnoringCase(ReadOnlySpan<byte> text, ReadOnlySpan<byte> lower)
+    {
+        Debug.Assert(text.Length == lower.Length && text.Length >= 4, "Only for same-length names of 4 bytes or more.");
+        int length = text.Length;
+        if (length < 8)
+        {
+            // Two overlapping 4-byte words cover 4 to 7 bytes.
+            return (BinaryPrimitives.ReadUInt32LittleEndian(text) | 0x20202020u) == BinaryPrimitives.ReadUInt32LittleEndian(lower)
+                && (BinaryPrimitives.ReadUInt32LittleEndian(text.Slice(length - 4)) | 0x20202020u) == BinaryPrimitives.ReadUInt32LittleEndian(lower.Slice(length - 4));
+        }
+
+        const ulong CaseBits = 0x2020202020202020ul;
+        for (int i = 0; i < length - 8; i += 8)
+        {
+            if ((BinaryPrimitives.ReadUInt64LittleEndian(text.Slice(i)) | CaseBits) != BinaryPrimitives.ReadUInt64LittleEndian(lower.Slice(i)))
+            {
+                return false;
+            }
+        }
+
+        // The last (possibly overlapping) 8-byte word.
+        return (BinaryPrimitives.ReadUInt64LittleEndian(text.Slice(length - 8)) | CaseBits) == BinaryPrimitives.ReadUInt64LittleEndian(lower.Slice(length - 8));
     }
 
     private static RequestRejection ParseContentLength(ReadOnlySpan<byte> value, ref FieldFacts facts)
@@ -132,7 +178,7 @@ internal sealed partial class HttpParser
         facts.HasTransferEncoding = true;
         foreach (Range range in value.Split((byte)','))
         {
-            ReadOnlySpan<byte> coding = value[range].Trim(" \t"u8);
+            ReadOnlySpan<byte> coding = TrimWhitespace(value[range]);
             if (coding.IsEmpty)
             {
                 continue;
@@ -151,18 +197,52 @@ internal sealed partial class HttpParser
 
     private static void ParseConnection(ReadOnlySpan<byte> value, ref FieldFacts facts)
     {
+        // The usual value is one option, already trimmed: when it is one of the two that matter, there is no list.
+        if (ParseConnectionOption(value, ref facts))
+        {
+            return;
+        }
+
         foreach (Range range in value.Split((byte)','))
         {
-            ReadOnlySpan<byte> option = value[range].Trim(" \t"u8);
-            if (Ascii.EqualsIgnoreCase(option, "close"u8))
-            {
-                facts.ConnectionClose = true;
-            }
-            else if (Ascii.EqualsIgnoreCase(option, "keep-alive"u8))
-            {
-                facts.ConnectionKeepAlive = true;
-            }
+            _ = ParseConnectionOption(TrimWhitespace(value[range]), ref facts);
         }
+    }
+
+    /// <summary>Records a "close" or "keep-alive" option (any case); returns whether it was one of them.</summary>
+    private static bool ParseConnectionOption(ReadOnlySpan<byte> option, ref FieldFacts facts)
+    {
+        if (option.Length == 5 && EqualsIgnoringCase(option, "close"u8))
+        {
+            facts.ConnectionClose = true;
+            return true;
+        }
+
+        if (option.Length == 10 && EqualsIgnoringCase(option, "keep-alive"u8))
+        {
+            facts.ConnectionKeepAlive = true;
+            return true;
+        }
+
+        return false;
+    }
+
+    /// <summary>Strips optional whitespace, SP and HTAB (RFC 9110 §5.6.3), from both ends.</summary>
+    private static ReadOnlySpan<byte> TrimWhitespace(ReadOnlySpan<byte> value)
+    {
+        int start = 0;
+        while (start < value.Length && (value[start] == (byte)' ' || value[start] == (byte)'\t'))
+        {
+            start++;
+        }
+
+        int end = value.Length;
+        while (end > start && (value[end - 1] == (byte)' ' || value[end - 1] == (byte)'\t'))
+        {
+            end--;
+        }
+
+        return value.Slice(start, end - start);
     }
 
     private RequestRejection ApplyFieldFacts(ref RequestHead head, in FieldFacts facts)

@@ -50,12 +50,14 @@ internal sealed partial class HttpParser
         }
 
         ReadOnlySpan<byte> method = line.Slice(0, methodEnd);
-        if (method.ContainsAnyExcept(s_tokenChars))
+        head.Method = ClassifyMethod(method);
+
+        // A registered method is a token already; only another method's characters need checking.
+        if (head.Method == HttpMethod.Custom && method.ContainsAnyExcept(s_tokenChars))
         {
             return RequestRejection.InvalidMethod;
         }
 
-        head.Method = ClassifyMethod(method);
         head.MethodLength = methodEnd;
 
         int targetStart = methodEnd + 1;

@@ -159,8 +159,9 @@ internal sealed partial class HttpResponse
         _written = true;
     }
 
+    // Internal, with SpanWriter, so the benchmarks can measure Content-Length formatting on its own.
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static int CountDigits(uint value)
+    internal static int CountDigits(uint value)
     {
         int digits = 1;
         while (value >= 10)
@@ -173,7 +174,7 @@ internal sealed partial class HttpResponse
     }
 
     /// <summary>Sequential writes into a span sized exactly beforehand.</summary>
-    private ref struct SpanWriter
+    internal ref struct SpanWriter
     {
         private readonly Span<byte> _span;
         private int _position;

@@ -1,0 +1,28 @@
+using PlatformBenchmarks.Benchmarks.Validation;
+using Xunit.Abstractions;
+
+namespace PlatformBenchmarks.Tests.Benchmarks;
+
+/// <summary>
+/// Keeps the benchmarks runnable: every benchmark runs once, in this process (the same check as
+/// <c>dotnet run -c Release --project benchmarks/PlatformBenchmarks.Benchmarks -- --validate</c>), including each
+/// one's set-up checks that it measures a correct parse or response. In process rather than through
+/// <c>dotnet run</c>, so CI builds nothing twice and the whole check takes seconds.
+/// </summary>
+public class BenchmarksValidationTests
+{
+    private readonly ITestOutputHelper _output;
+
+    public BenchmarksValidationTests(ITestOutputHelper output) => _output = output;
+
+    [Fact]
+    public void EveryBenchmarkRunsOnceWithoutFailing()
+    {
+        using var log = new StringWriter();
+        ValidationOutcome outcome = BenchmarkValidation.Run([], log);
+        _output.WriteLine(log.ToString());
+
+        Assert.True(outcome.Succeeded, outcome.Describe());
+        Assert.True(outcome.BenchmarkCount >= 31, $"Only {outcome.BenchmarkCount} benchmark cases ran.");
+    }
+}
