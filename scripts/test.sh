@@ -10,6 +10,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 
 scripts/db.sh start
+
+# The load-runner tests drive scenarios/run.sh, which needs wrk (Debian's package): install it here, once, rather
+# than in the middle of the test run.
+if ! command -v wrk > /dev/null; then
+    echo "test.sh: installing wrk"
+    apt-get install -y -qq --no-install-recommends wrk > /dev/null 2>&1 \
+        || { apt-get update -qq && apt-get install -y -qq --no-install-recommends wrk > /dev/null; }
+fi
 # The tests read ConnectionString; point them at the cluster just started unless told otherwise.
 ConnectionString="${ConnectionString:-$(scripts/db.sh connection-string)}"
 export ConnectionString
