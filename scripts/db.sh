@@ -40,8 +40,11 @@ cluster_line() {
 # Highest installed server major version, or nothing.
 installed_version() {
     local bin
+    # An if, not `[[ ]] &&`: with no server installed the loop must still succeed (set -e and pipefail are on).
     for bin in /usr/lib/postgresql/*/bin/postgres; do
-        [[ -x $bin ]] && basename "$(dirname "$(dirname "$bin")")"
+        if [[ -x $bin ]]; then
+            basename "$(dirname "$(dirname "$bin")")"
+        fi
     done | sort -n | tail -n 1
 }
 
