@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Measures server settings side by side: for each configuration, starts the Release server with it, runs wrk on each
+# route at the given connection count, and prints requests/s and the server's CPU time per response (from
+# /proc/<pid>/stat before and after each measured window). /plaintext is pipelined 16 deep, as in TFB. The
+# configurations take turns in rounds, so drift on a shared machine spreads over all of them.
+#
+#   scenarios/settings-matrix.sh [--rounds N] [--duration SECONDS] [--connections N]
+#                                [--config NAME='--Key value ...']... [--route PATH]...
+#
+# Without --config it compares the socket transport settings; without --route it measures /plaintext and /json.
+# Database routes need the local PostgreSQL (scripts/db.sh start); its connection string is passed to every run.
+# The defaults in Program.cs (TransportSettings) and Data/DatabaseOptions.cs were chosen from this script's output.
+set -euo pipefail
+
+rounds=2
+duration=8
+connections=256
+configs=()
+routes=()
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --rounds) rounds="$2"; shift 2 ;;
+        --duration) duration="$2"; shift 2 ;;
+        --connections) connections="$2"; shift 2 ;;
+        --config) configs+=("${2%%=*}|${2#*=}"); shift 2 ;;
+        --route) routes+=("$2"); shift 2 ;;
+        *) echo "settings-matrix.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+done
+
+if [[ ${#configs[@]} -eq 0 ]]; then
+    # name|arguments
+    configs=(
+        "default|"
+        "inline|--Transport:UnsafePreferInlineScheduling true"
+        "no-wait|--Transport:WaitForDataBeforeAllocatingBuffer false"
+        "queues-1|--Transport:IOQueueCount 1"
+        "queues-4|--Transport:IOQueueCount 4"
+    )
+fi
+
+[[ ${#routes[@]} -gt 0 ]] || routes=(/plaintext /json)
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+connection_string=$(bash "$root/scripts/db.sh" connection-string 2> /dev/null || true)
+command -v wrk > /dev/null || { echo "settings-matrix.sh: wrk is missing (apt-get install wrk)" >&2; exit 1; }
+ulimit -n "$(ulimit -Hn)" 2> /dev/null || true
+
+dotnet build -c Release "$root/src/PlatformBenchmarks" -v quiet -nologo > /dev/null
+server="$root/src/PlatformBenchmarks/bin/Release/net10.0/PlatformBenchmarks"
+port=18080
+ticks=$(getconf CLK_TCK)
+plain_accept='text/plain,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7'
+json_accept='application/json,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7'
+
+pid=
+trap '[[ -n $pid ]] && kill "$pid" 2> /dev/null || true' EXIT
+
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# Prints "requests/s cpu-us-per-response" for one wrk run against the running server.
+measure() {
+    local pid=$1 url=$2 accept=$3 before after output requests
+    shift 3
+    before=$(cpu_ticks "$pid")
+    output=$(wrk -t "$(nproc)" -c "$connections" -d "${duration}s" --timeout 8 -H 'Host: tfb-server' \
+        -H "Accept: $accept" -H 'Connection: keep-alive' "$url" "$@")
+    after=$(cpu_ticks "$pid")
+    if grep -qE 'Socket errors|Non-2xx' <<< "$output"; then
+        echo "settings-matrix.sh: errors during the run:" >&2
+        echo "$output" >&2
+        return 1
+    fi
+
+    requests=$(awk '/requests in/ { print $1 }' <<< "$output")
+    awk -v r="$requests" -v d="$duration" -v t=$((after - before)) -v hz="$ticks" \
+        'BEGIN { printf "%.0f %.2f\n", r / d, (t / hz) * 1e6 / r }'
+}
+
+header=$(printf '%-12s %-5s' config round)
+for route in "${routes[@]}"; do
+    header+=$(printf ' %18s %8s' "$route" 'µs/resp')
+done
+echo "$header"
+
+for round in $(seq 1 "$rounds"); do
+    for entry in "${configs[@]}"; do
+        name="${entry%%|*}"
+        read -r -a arguments <<< "${entry#*|}"
+        "$server" --urls "http://127.0.0.1:$port" --ConnectionString "$connection_string" "${arguments[@]}" \
+            > /tmp/settings-matrix-server.log 2>&1 &
+        pid=$!
+        for _ in $(seq 1 100); do
+            grep -q 'Cache:' /tmp/settings-matrix-server.log && break
+            sleep 0.1
+        done
+
+        row=$(printf '%-12s %-5s' "$name" "$round")
+        for route in "${routes[@]}"; do
+            pipeline=()
+            accept=$json_accept
+            if [[ $route == /plaintext ]]; then
+                pipeline=(-s "$root/scenarios/pipeline.lua" -- 16)
+                accept=$plain_accept
+            fi
+
+            # A short warm-up per route so the JIT has tiered up before the measured window.
+            wrk -t 2 -c 64 -d 2s "http://127.0.0.1:$port$route" "${pipeline[@]}" > /dev/null
+            read -r rate cpu < <(measure "$pid" "http://127.0.0.1:$port$route" "$accept" "${pipeline[@]}")
+            row+=$(printf ' %18s %8s' "$rate" "$cpu")
+        done
+
+        kill "$pid"
+        wait "$pid" 2> /dev/null || true
+        pid=
+        echo "$row"
+    done
+done
