@@ -8,7 +8,9 @@ ENV POSTGRES_USER=benchmarkdbuser
 ENV POSTGRES_PASSWORD=benchmarkdbpass
 
 # The entrypoint runs these in name order, as POSTGRES_USER on POSTGRES_DB.
-COPY hello_world.sql /docker-entrypoint-initdb.d/10-hello_world.sql
+# Built from the repository root (see compose.yaml), so the image loads the very file scripts/db.sh loads.
+COPY docker/database/00-extensions.sql /docker-entrypoint-initdb.d/00-extensions.sql
+COPY scripts/sql/hello_world.sql /docker-entrypoint-initdb.d/10-hello_world.sql
 
 EXPOSE 5432
 

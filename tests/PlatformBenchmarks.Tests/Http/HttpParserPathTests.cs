@@ -3,6 +3,8 @@ using System.Text;
 using PlatformBenchmarks.Http;
 using HttpMethod = PlatformBenchmarks.Http.HttpMethod;
 
+using PlatformBenchmarks.Tests.Support;
+
 namespace PlatformBenchmarks.Tests.Http;
 
 /// <summary>
@@ -123,11 +125,11 @@ public class HttpParserPathTests
         string whole = Describe(new ReadOnlySequence<byte>(bytes));
         for (int cut = 1; cut < bytes.Length; cut++)
         {
-            Assert.Equal(whole, Describe(Split(bytes, cut)));
+            Assert.Equal(whole, Describe(Sequences.Split(bytes, cut)));
             int second = cut + ((bytes.Length - cut) / 2);
             if (second > cut && second < bytes.Length)
             {
-                Assert.Equal(whole, Describe(Split(bytes, cut, second)));
+                Assert.Equal(whole, Describe(Sequences.Split(bytes, cut, second)));
             }
         }
     }
@@ -160,40 +162,5 @@ public class HttpParserPathTests
             ParseStatus.Incomplete => FormattableString.Invariant($"Incomplete {consumed}"),
             _ => $"Rejected {rejection}",
         };
-    }
-
-    private static ReadOnlySequence<byte> Split(byte[] bytes, params int[] cuts)
-    {
-        Segment? first = null;
-        Segment? last = null;
-        int start = 0;
-        foreach (int end in cuts.Append(bytes.Length))
-        {
-            var segment = new Segment(bytes[start..end], last is null ? 0 : last.RunningIndex + last.Memory.Length);
-            if (last is null)
-            {
-                first = segment;
-            }
-            else
-            {
-                last.SetNext(segment);
-            }
-
-            last = segment;
-            start = end;
-        }
-
-        return new ReadOnlySequence<byte>(first!, 0, last!, last!.Memory.Length);
-    }
-
-    private sealed class Segment : ReadOnlySequenceSegment<byte>
-    {
-        public Segment(byte[] data, long runningIndex)
-        {
-            Memory = data;
-            RunningIndex = runningIndex;
-        }
-
-        public void SetNext(Segment next) => Next = next;
     }
 }
