@@ -13,6 +13,6 @@ FROM mcr.microsoft.com/dotnet/runtime-deps:10.0 AS runtime
 WORKDIR /app
 COPY --from=build /app ./
 ENV DOTNET_GCDynamicAdaptationMode=0
-ENV ConnectionString="Host=tfb-database;Port=5432;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass;SSL Mode=Disable;Enlist=false;Max Auto Prepare=4"
+ENV ConnectionString="Host=tfb-database;Port=5432;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass;SSL Mode=Disable"
 EXPOSE 8080
 ENTRYPOINT ["./PlatformBenchmarks", "--urls", "http://*:8080"]

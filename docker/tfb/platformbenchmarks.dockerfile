@@ -17,6 +17,6 @@ COPY --from=build /app ./
 # and survives a runtimeconfig edit. TFB runs no other process in this container, so one heap per core is right.
 ENV DOTNET_GCDynamicAdaptationMode=0
 # TFB's database container (tfb-rules.md §8); only the /db, /queries, /updates, /fortunes and /cached-worlds routes use it.
-ENV ConnectionString="Host=tfb-database;Port=5432;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass;SSL Mode=Disable;Enlist=false;Max Auto Prepare=4"
+ENV ConnectionString="Host=tfb-database;Port=5432;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass;SSL Mode=Disable"
 EXPOSE 8080
 ENTRYPOINT ["dotnet", "PlatformBenchmarks.dll", "--urls", "http://*:8080"]

@@ -29,6 +29,30 @@ public class DockerfileTests
         string connection = Assert.Single(lines, l => l.StartsWith("ENV ConnectionString=", StringComparison.Ordinal));
         Assert.Contains("Host=tfb-database;", connection, StringComparison.Ordinal);
         Assert.Contains("Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass", connection, StringComparison.Ordinal);
+        AssertLeavesTuningToTheServer(connection["ENV ConnectionString=".Length..].Trim('"'));
+    }
+
+    [Fact]
+    public void TheCrankApplicationLeavesTuningToTheServer()
+    {
+        string line = File.ReadAllLines(Repository.PathOf("scenarios", "platformbenchmarks.benchmarks.yml"))
+            .Single(l => l.TrimStart().StartsWith("ConnectionString:", StringComparison.Ordinal));
+        string connection = line[(line.IndexOf(':', StringComparison.Ordinal) + 1)..].Trim().Trim('\'');
+
+        AssertLeavesTuningToTheServer(connection.Replace("{{databaseServer}}", "db", StringComparison.Ordinal).Replace("{{databasePort}}", "5432", StringComparison.Ordinal));
+    }
+
+    /// <summary>
+    /// A deployment's connection string wins over the server's Npgsql defaults, so it must not lower them: with fewer
+    /// auto-prepare slots than statements, multiplexing Npgsql 10.0.0 desyncs under load (see DatabaseOptions).
+    /// </summary>
+    private static void AssertLeavesTuningToTheServer(string connectionString)
+    {
+        var effective = new PlatformBenchmarks.Data.DatabaseOptions { ConnectionString = connectionString }.CreateConnectionStringBuilder();
+
+        Assert.Equal(PlatformBenchmarks.Data.DatabaseOptions.DefaultMaxAutoPrepare, effective.MaxAutoPrepare);
+        Assert.True(effective.Multiplexing);
+        Assert.Equal(PlatformBenchmarks.Data.DatabaseOptions.DefaultMultiplexingPoolSize, effective.MaxPoolSize);
     }
 
     [Fact]
