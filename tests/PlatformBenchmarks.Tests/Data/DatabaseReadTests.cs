@@ -25,14 +25,7 @@ public class DatabaseReadTests
     }
 
     [Theory]
-    [InlineData(Mode.Multiplexing, 1)]
-    [InlineData(Mode.Multiplexing, 20)]
-    [InlineData(Mode.Multiplexing, 500)]
-    [InlineData(Mode.MultiplexingSequential, 20)]
-    [InlineData(Mode.Pooled, 1)]
-    [InlineData(Mode.Pooled, 20)]
-    [InlineData(Mode.Pooled, 500)]
-    [InlineData(Mode.PooledSequential, 20)]
+    [MemberData(nameof(TestDatabase.ModesAndCounts), MemberType = typeof(TestDatabase))]
     public async Task MultipleQueriesReturnTheRequestedNumberOfRealRows(Mode mode, int count)
     {
         var database = TestDatabase.Shared(mode);

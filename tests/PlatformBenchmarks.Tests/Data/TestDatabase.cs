@@ -32,6 +32,19 @@ internal static class TestDatabase
 
     private static readonly Lazy<NpgsqlDataSource> s_direct = new(() => NpgsqlDataSource.Create(ConnectionString));
 
+    /// <summary>Every mode with the TFB count, and the counts' extremes in the main modes: the rows-per-request theories.</summary>
+    public static TheoryData<Mode, int> ModesAndCounts => new()
+    {
+        { Mode.Multiplexing, 1 },
+        { Mode.Multiplexing, 20 },
+        { Mode.Multiplexing, 500 },
+        { Mode.MultiplexingSequential, 20 },
+        { Mode.Pooled, 1 },
+        { Mode.Pooled, 20 },
+        { Mode.Pooled, 500 },
+        { Mode.PooledSequential, 20 },
+    };
+
     public static string ConnectionString
         => Environment.GetEnvironmentVariable("ConnectionString") is { Length: > 0 } configured ? configured : LocalConnectionString;
 
