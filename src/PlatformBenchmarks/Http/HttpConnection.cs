@@ -181,6 +181,13 @@ internal sealed partial class HttpConnection<TApp>
 
             if (bodyStatus == ParseStatus.Incomplete)
             {
+                if (head.ExpectContinue)
+                {
+                    // The body is not all here and the client may be waiting to be asked for it.
+                    _response.WriteContinue();
+                    _hasOutput = true;
+                }
+
                 _parser.Retain(headBytes);
                 _pendingHead = head;
                 _pendingHeadLength = headBytes.Length;

@@ -23,6 +23,7 @@ internal sealed partial class HttpParser
         public bool HasTransferEncoding;
         public bool ConnectionClose;
         public bool ConnectionKeepAlive;
+        public bool ExpectContinue;
     }
 
     /// <summary>Parses the field lines from <paramref name="start"/> up to the closing empty line.</summary>
@@ -117,6 +118,10 @@ internal sealed partial class HttpParser
                 return ParseContentLength(value, ref facts);
             case 17 when EqualsIgnoringCase(name, "transfer-encoding"u8):
                 return ParseTransferEncoding(value, ref facts);
+            case 6 when EqualsIgnoringCase(name, "expect"u8):
+                // RFC 9110 §10.1.1: the only expectation defined; others are ignored rather than answered with 417.
+                facts.ExpectContinue |= Ascii.EqualsIgnoreCase(value, "100-continue"u8);
+                break;
         }
 
         return RequestRejection.None;
@@ -287,6 +292,10 @@ internal sealed partial class HttpParser
         // RFC 9112 §9.3: HTTP/1.1 persists unless "close"; HTTP/1.0 only when it asked for keep-alive.
         head.KeepAlive = !facts.ConnectionClose
             && (head.Version == HttpVersion.Http11 || facts.ConnectionKeepAlive);
+
+        // A client that waits for "100 Continue" before sending its body gets one (RFC 9110 §10.1.1): HTTP/1.1 only,
+        // and only when there is a body to wait for.
+        head.ExpectContinue = facts.ExpectContinue && head.Version == HttpVersion.Http11 && head.BodyKind != BodyKind.None;
         return RequestRejection.None;
     }
 }

@@ -22,6 +22,8 @@ internal sealed partial class HttpResponse
 
     private static ReadOnlySpan<byte> Crlf => "\r\n"u8;
 
+    private static ReadOnlySpan<byte> ContinueStatusLine => "HTTP/1.1 100 Continue\r\n"u8;
+
     /// <summary>The status line of each status this server sends. Responses are HTTP/1.1 whatever the request's minor version (RFC 9110 §6.2).</summary>
     private static ReadOnlySpan<byte> StatusLine(HttpStatus status) => status switch
     {

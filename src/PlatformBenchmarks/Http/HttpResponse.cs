@@ -94,6 +94,16 @@ internal sealed partial class HttpResponse
     /// <summary>A status with a short plain-text reason.</summary>
     public void WriteText(HttpStatus status, ReadOnlySpan<byte> reason) => WriteCore(status, TextPlain, reason, allow: default);
 
+    /// <summary>The interim 100 (Continue) response: a status line and the empty line, no fields (RFC 9110 §15.2.1).</summary>
+    internal void WriteContinue()
+    {
+        ReadOnlySpan<byte> statusLine = ContinueStatusLine;
+        Span<byte> span = _output.GetSpan(statusLine.Length + 2);
+        statusLine.CopyTo(span);
+        Crlf.CopyTo(span.Slice(statusLine.Length));
+        _output.Advance(statusLine.Length + 2);
+    }
+
     /// <summary>A plain-text error after which the connection closes.</summary>
     public void WriteErrorAndClose(HttpStatus status, ReadOnlySpan<byte> reason)
     {

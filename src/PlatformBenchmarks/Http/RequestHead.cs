@@ -9,6 +9,8 @@ internal struct RequestHead
     public HttpMethod Method;
     public HttpVersion Version;
     public bool KeepAlive;
+    /// <summary>The client sent <c>Expect: 100-continue</c> and may wait for an interim response before its body.</summary>
+    public bool ExpectContinue;
     public BodyKind BodyKind;
     public int MethodLength;
     public int TargetStart;

@@ -273,4 +273,30 @@ public class HttpConnectionTests
         Assert.Equal(response.Header("Content-Length"), head.Header("Content-Length"));
         Assert.Equal("GET /after ", (await connection.ReadAsync())!.BodyText);
     }
+
+    [Fact]
+    public async Task ExpectContinueGetsAnInterimResponseBeforeTheBodyIsSent()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync("POST /upload HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n");
+
+        byte[] interim = new byte["HTTP/1.1 100 Continue\r\n\r\n".Length];
+        await connection.Output.ReadExactlyAsync(interim, new CancellationTokenSource(TimeSpan.FromSeconds(10)).Token);
+        Assert.Equal("HTTP/1.1 100 Continue\r\n\r\n", Requests.Text(interim));
+
+        await connection.SendAsync("hello" + Get("/next"));
+        Assert.Equal("POST /upload ", (await connection.ReadAsync())!.BodyText);
+        Assert.Equal("GET /next ", (await connection.ReadAsync())!.BodyText);
+    }
+
+    [Fact]
+    public async Task ExpectContinueWithTheBodyAlreadySentGetsOnlyTheFinalResponse()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync("POST /upload HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\nhello");
+
+        RawResponse response = (await connection.ReadAsync())!;
+        Assert.Equal(200, response.Status);
+        Assert.Equal("POST /upload ", response.BodyText);
+    }
 }

@@ -255,4 +255,20 @@ public class HttpParserTests
         Assert.Equal(ParseStatus.Incomplete, parsed.Status);
         Assert.Equal(4, parsed.Consumed);
     }
+
+    [Theory]
+    [InlineData("POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n", true)]
+    [InlineData("POST / HTTP/1.1\r\nHost: a\r\nEXPECT: 100-Continue\r\nTransfer-Encoding: chunked\r\n\r\n", true)]
+    [InlineData("GET / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\n\r\n", false)]
+    [InlineData("POST / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n", false)]
+    [InlineData("POST / HTTP/1.1\r\nHost: a\r\nExpect: something-else\r\nContent-Length: 5\r\n\r\n", false)]
+    public void ExpectContinueIsRecordedOnlyForHttp11RequestsWithABody(string request, bool expected)
+    {
+        foreach (ReadOnlySequence<byte> buffer in new[] { new ReadOnlySequence<byte>(Requests.Bytes(request)), Sequences.Split(Requests.Bytes(request), 7) })
+        {
+            var parser = new HttpParser(new HttpLimits());
+            Assert.Equal(ParseStatus.Complete, parser.TryParseHead(buffer, out RequestHead head, out _, out _, out _));
+            Assert.Equal(expected, head.ExpectContinue);
+        }
+    }
 }
