@@ -17,7 +17,8 @@ internal sealed partial class HttpResponse
     private const int InitialBodyCapacity = 4096;
 
     // Kestrel's transport hands out 4 KiB blocks; asking for more than one block in one span costs a fallback buffer.
-    private const int OneSpanLimit = 4096;
+    // A head is well under 1 KiB, so a body up to 3 KiB goes into the same span as its head.
+    private const int LargeBodyThreshold = 3 * 1024;
 
     private readonly PipeWriter _output;
     private ArrayBufferWriter<byte>? _body;
@@ -114,24 +115,45 @@ internal sealed partial class HttpResponse
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void WriteCore(HttpStatus status, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> body, ReadOnlySpan<byte> allow)
     {
+        // RFC 9110 §9.3.2: HEAD gets the same fields as GET, Content-Length included, and no body.
+        ReadOnlySpan<byte> sent = _isHead ? default : body;
+        if (sent.Length > LargeBodyThreshold)
+        {
+            WriteLargeResponse(status, contentType, body, allow);
+            return;
+        }
+
+        Compose(status, contentType, body.Length, sent, allow);
+    }
+
+    /// <summary>A body past one pool block (large query results): the head in one span, the body copied across blocks.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void WriteLargeResponse(HttpStatus status, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> body, ReadOnlySpan<byte> allow)
+    {
+        Compose(status, contentType, body.Length, default, allow);
+        _output.Write(body);
+    }
+
+    /// <summary>Composes the head from its fields, followed by <paramref name="sent"/>, into one span with one Advance.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Compose(HttpStatus status, ReadOnlySpan<byte> contentType, int contentLength, ReadOnlySpan<byte> sent, ReadOnlySpan<byte> allow)
+    {
         ReadOnlySpan<byte> statusLine = StatusLine(status);
         ReadOnlySpan<byte> date = DateHeader.Value;
         ReadOnlySpan<byte> connection = _keepAlive ? (_isHttp10 ? ConnectionKeepAlive : default) : ConnectionClose;
-        int lengthDigits = CountDigits((uint)body.Length);
-        int bodyBytes = _isHead ? 0 : body.Length;
+        int lengthDigits = CountDigits((uint)contentLength);
 
-        int headLength = statusLine.Length
+        int total = statusLine.Length
             + ServerField.Length
             + DateName.Length + date.Length + 2
             + ContentTypeName.Length + contentType.Length + 2
             + ContentLengthName.Length + lengthDigits + 2
             + (allow.IsEmpty ? 0 : AllowName.Length + allow.Length + 2)
             + connection.Length
-            + 2;
+            + 2
+            + sent.Length;
 
-        // Small responses go into one span; a larger body is copied after the head, across pool blocks.
-        bool oneSpan = headLength + bodyBytes <= OneSpanLimit;
-        Span<byte> span = _output.GetSpan(oneSpan ? headLength + bodyBytes : headLength);
+        Span<byte> span = _output.GetSpan(total);
         var writer = new SpanWriter(span);
         writer.Write(statusLine);
         writer.Write(ServerField);
@@ -142,7 +164,7 @@ internal sealed partial class HttpResponse
         writer.Write(contentType);
         writer.Write(Crlf);
         writer.Write(ContentLengthName);
-        writer.WriteDigits((uint)body.Length, lengthDigits);
+        writer.WriteDigits((uint)contentLength, lengthDigits);
         writer.Write(Crlf);
         if (!allow.IsEmpty)
         {
@@ -153,19 +175,9 @@ internal sealed partial class HttpResponse
 
         writer.Write(connection);
         writer.Write(Crlf);
+        writer.Write(sent);
 
-        // RFC 9110 §9.3.2: HEAD gets the same fields as GET, Content-Length included, and no body.
-        if (oneSpan)
-        {
-            writer.Write(body.Slice(0, bodyBytes));
-            _output.Advance(writer.Position);
-        }
-        else
-        {
-            _output.Advance(writer.Position);
-            _output.Write(body.Slice(0, bodyBytes));
-        }
-
+        _output.Advance(writer.Position);
         _written = true;
     }
 
