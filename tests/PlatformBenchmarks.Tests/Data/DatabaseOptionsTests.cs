@@ -27,6 +27,7 @@ public class DatabaseOptionsTests
         Assert.Equal(DatabaseOptions.DefaultConnectTimeoutSeconds, settings.Timeout);
         Assert.True(settings.NoResetOnClose);
         Assert.False(settings.Enlist);
+        Assert.Equal(DatabaseOptions.SessionOptions, settings.Options);
         Assert.True(options.PipelineReads);
         Assert.Equal(TimeSpan.FromSeconds(1), options.FailFastPeriod);
     }
@@ -83,5 +84,21 @@ public class DatabaseOptionsTests
         var exception = Assert.Throws<InvalidOperationException>(() => FromSettings((key, value)));
 
         Assert.Contains(key, exception.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void SessionOptionsAreAddedToTheConnectionStringsOwnOptions()
+    {
+        var settings = FromSettings(("ConnectionString", "Host=db;Options=-c statement_timeout=5000")).CreateConnectionStringBuilder();
+
+        Assert.Equal("-c statement_timeout=5000 " + DatabaseOptions.SessionOptions, settings.Options);
+    }
+
+    [Fact]
+    public void AConnectionStringThatSetsEnableHashjoinKeepsIt()
+    {
+        var settings = FromSettings(("ConnectionString", "Host=db;Options=-c enable_hashjoin=on")).CreateConnectionStringBuilder();
+
+        Assert.Equal("-c enable_hashjoin=on", settings.Options);
     }
 }
