@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.IO.Pipelines;
+using System.Runtime.CompilerServices;
 using Microsoft.Extensions.Logging;
 
 namespace PlatformBenchmarks.Http;
@@ -78,12 +79,18 @@ internal sealed partial class HttpConnection<TApp>
             catch (OperationCanceledException) when (_timeoutArmed)
             {
                 Reject(RequestRejection.Timeout);
-                await _output.FlushAsync();
+                FlushResult timeoutFlush = await _output.FlushAsync();
+                if (!timeoutFlush.IsCompleted && !timeoutFlush.IsCanceled)
+                {
+                    await LingerAsync();
+                }
+
                 return;
             }
 
             ReadOnlySequence<byte> buffer = result.Buffer;
             bool keepOpen = true;
+            bool linger = false;
             while (true)
             {
                 Step step = ProcessNext(ref buffer, out ValueTask pending);
@@ -94,7 +101,9 @@ internal sealed partial class HttpConnection<TApp>
 
                 if (step == Step.Close)
                 {
+                    // Rejected: whatever the client meant to send next (a refused body, say) may still be on its way.
                     keepOpen = false;
+                    linger = true;
                     break;
                 }
 
@@ -110,7 +119,10 @@ internal sealed partial class HttpConnection<TApp>
 
                 if (!_response.KeepAlive)
                 {
+                    // Bytes behind the last answered request show the client is still sending; otherwise close at once
+                    // (an HTTP/1.0 or Connection: close client that sent one request is not kept waiting).
                     keepOpen = false;
+                    linger = !buffer.IsEmpty || _awaitingBody;
                     break;
                 }
             }
@@ -131,6 +143,11 @@ internal sealed partial class HttpConnection<TApp>
             if (!keepOpen || result.IsCompleted || result.IsCanceled)
             {
                 // A peer that stopped sending mid-request gets no answer: there is nothing complete to answer.
+                if (linger && !result.IsCompleted && !result.IsCanceled)
+                {
+                    await LingerAsync();
+                }
+
                 return;
             }
 
@@ -239,6 +256,46 @@ internal sealed partial class HttpConnection<TApp>
         _hasOutput = true;
         LogRejected(_logger, rejection);
         return Step.Close;
+    }
+
+    /// <summary>
+    /// The graceful end of a connection the server chose to close while the client may still be sending. Closing a
+    /// socket with bytes unread, or receiving bytes after closing it, makes the kernel answer with a reset, and a client
+    /// that gets the reset before reading (one still uploading a body we refused) loses the response we sent. So the
+    /// response stays flushed and the input is read and discarded until the client closes, has been silent for
+    /// <see cref="HttpLimits.LingerTimeout"/>, or <see cref="HttpLimits.MaxLingerTime"/> has passed.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private async Task LingerAsync()
+    {
+        HttpLimits limits = _parser.Limits;
+        long deadline = Environment.TickCount64 + (long)limits.MaxLingerTime.TotalMilliseconds;
+        using var silence = new CancellationTokenSource();
+        while (true)
+        {
+            long left = deadline - Environment.TickCount64;
+            if (left <= 0)
+            {
+                return;
+            }
+
+            silence.CancelAfter(TimeSpan.FromMilliseconds(Math.Min(left, (long)limits.LingerTimeout.TotalMilliseconds)));
+            ReadResult result;
+            try
+            {
+                result = await _input.ReadAsync(silence.Token);
+            }
+            catch (OperationCanceledException)
+            {
+                return;
+            }
+
+            _input.AdvanceTo(result.Buffer.End);
+            if (result.IsCompleted || result.IsCanceled)
+            {
+                return;
+            }
+        }
     }
 
     /// <summary>Starts the request clock when a read leaves a request unfinished; stops it when none is.</summary>

@@ -21,5 +21,16 @@ internal sealed class HttpLimits
     /// </summary>
     public TimeSpan RequestHeadersTimeout { get; set; } = TimeSpan.FromSeconds(30);
 
+    /// <summary>
+    /// When the server closes a connection the client may still be sending on (after a rejection, or with requests
+    /// pipelined behind <c>Connection: close</c>), it keeps reading and discarding until the client has been silent this
+    /// long, or has closed. Closing with bytes unread would make the kernel send a reset, which can destroy the response
+    /// before the client reads it.
+    /// </summary>
+    public TimeSpan LingerTimeout { get; set; } = TimeSpan.FromMilliseconds(500);
+
+    /// <summary>The longest such a closing connection is kept, however long the client keeps sending.</summary>
+    public TimeSpan MaxLingerTime { get; set; } = TimeSpan.FromSeconds(5);
+
     internal int MaxHeadSize => MaxRequestLineSize + 2 + MaxRequestHeadersSize + 2;
 }

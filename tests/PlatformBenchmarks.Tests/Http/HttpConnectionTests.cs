@@ -218,6 +218,69 @@ public class HttpConnectionTests
     }
 
     [Fact]
+    public async Task AfterARejectionTheConnectionReadsAndDropsInputUntilTheClientCloses()
+    {
+        var limits = new HttpLimits { LingerTimeout = TimeSpan.FromSeconds(30), MaxLingerTime = TimeSpan.FromSeconds(60) };
+        await using var connection = new PipeConnection<EchoApplication>(default, limits);
+        await connection.SendAsync("POST /p HTTP/1.1\r\nHost: t\r\nContent-Length: 2000000\r\n\r\n");
+        Assert.Equal(413, (await connection.ReadAsync())!.Status);
+
+        // The refused body keeps coming: it is read (so the writes are not held back by an unread pipe) and dropped.
+        for (int i = 0; i < 32; i++)
+        {
+            await connection.SendAsync(new byte[64 * 1024]);
+        }
+
+        Assert.False(connection.Completion.IsCompleted);
+        await connection.CompleteInputAsync();
+        await connection.Completion.WaitAsync(TimeSpan.FromSeconds(5));
+        Assert.True(await connection.IsClosedAsync());
+    }
+
+    [Fact]
+    public async Task LingeringEndsOnceTheClientHasBeenSilentForTheLingerTimeout()
+    {
+        var limits = new HttpLimits { LingerTimeout = TimeSpan.FromMilliseconds(100), MaxLingerTime = TimeSpan.FromSeconds(60) };
+        await using var connection = new PipeConnection<EchoApplication>(default, limits);
+        await connection.SendAsync("GET /p HTTP/1.1\r\nHost : t\r\n\r\n");
+
+        Assert.Equal(400, (await connection.ReadAsync())!.Status);
+        Assert.True(await connection.IsClosedAsync());
+        await connection.Completion.WaitAsync(TimeSpan.FromSeconds(5));
+    }
+
+    [Fact]
+    public async Task LingeringEndsAtTheMaxLingerTimeHoweverLongTheClientKeepsSending()
+    {
+        var limits = new HttpLimits { LingerTimeout = TimeSpan.FromSeconds(30), MaxLingerTime = TimeSpan.FromMilliseconds(300) };
+        await using var connection = new PipeConnection<EchoApplication>(default, limits);
+        await connection.SendAsync("GET /p HTTP/1.1\r\nHost : t\r\n\r\n");
+        Assert.Equal(400, (await connection.ReadAsync())!.Status);
+
+        using var sending = new CancellationTokenSource(TimeSpan.FromSeconds(10));
+        while (!connection.Completion.IsCompleted && !sending.IsCancellationRequested)
+        {
+            await connection.SendAsync("x");
+            await Task.Delay(20);
+        }
+
+        Assert.True(connection.Completion.IsCompleted);
+    }
+
+    [Fact]
+    public async Task AConnectionCloseRequestWithNothingBehindItClosesWithoutLingering()
+    {
+        // An HTTP/1.0 or Connection: close client that sent one request often waits for the server to close before it
+        // moves on: keeping it waiting would cost every such request the linger timeout.
+        var limits = new HttpLimits { LingerTimeout = TimeSpan.FromSeconds(30), MaxLingerTime = TimeSpan.FromSeconds(60) };
+        await using var connection = new PipeConnection<EchoApplication>(default, limits);
+        await connection.SendAsync("GET /a HTTP/1.0\r\n\r\n");
+
+        Assert.Equal("GET /a ", (await connection.ReadAsync())!.BodyText);
+        await connection.Completion.WaitAsync(TimeSpan.FromSeconds(5));
+    }
+
+    [Fact]
     public async Task HalfClosedClientGetsEveryCompleteAnswerThenTheConnectionCloses()
     {
         await using var connection = new PipeConnection<EchoApplication>(default);
