@@ -107,16 +107,20 @@ internal sealed partial class HttpParser
                 break;
             }
 
-            // A field name is all token characters, and ':' is not one: the first non-token byte must be the
-            // colon, so one search both finds it and validates the name.
-            int colon = rest.IndexOfAnyExcept(s_tokenChars);
-            if (colon <= 0)
+            // A common name is recognised by word compares. Any other name is all token characters, and ':' is not
+            // one: the first non-token byte must be the colon, so one search both finds it and validates the name.
+            int colon = rest.Length >= 16 ? CommonFieldNameLength(rest) : 0;
+            if (colon == 0)
             {
-                // Obsolete line folding, a line without a name, or the head is not all here yet.
-                return 0;
+                colon = rest.IndexOfAnyExcept(s_tokenChars);
+                if (colon <= 0 || rest[colon] != (byte)':')
+                {
+                    // Obsolete line folding, a line without a name, or the head is not all here yet.
+                    return 0;
+                }
             }
 
-            if (rest[colon] != (byte)':' || ++count > _limits.MaxRequestHeaderCount)
+            if (++count > _limits.MaxRequestHeaderCount)
             {
                 return 0;
             }

@@ -134,6 +134,44 @@ public class HttpParserPathTests
         }
     }
 
+    public static TheoryData<string> CommonFieldNames => ["Host", "Accept", "Connection", "Content-Length", "Cookie", "User-Agent"];
+
+    /// <summary>
+    /// Common field names are recognised by masked word compares on the well-formed path. Every byte of the name and
+    /// its colon, set to each of the 256 values (other letter cases, '-' and ':' swapped for the control bytes that
+    /// differ from them only in bit 0x20, and everything else), must parse exactly as the general path decides.
+    /// </summary>
+    [Theory]
+    [MemberData(nameof(CommonFieldNames))]
+    public void CommonFieldNamesWithAnyOneByteChangedParseAsTheGeneralPathDecides(string name)
+    {
+        string field = name == "Content-Length" ? "Content-Length: 0" : $"{name}: keep-alive";
+        string text = "GET / HTTP/1.1\r\n" + field + "\r\n" + (name == "Host" ? "" : "Host: x\r\n") + "X-Padding: 0123456789abcdef\r\n\r\n";
+        byte[] original = Encoding.ASCII.GetBytes(text);
+        int nameStart = "GET / HTTP/1.1\r\n".Length;
+        for (int position = nameStart; position <= nameStart + name.Length; position++)
+        {
+            for (int value = 0; value < 256; value++)
+            {
+                byte[] bytes = (byte[])original.Clone();
+                bytes[position] = (byte)value;
+                Assert.Equal(DescribeGeneral(bytes), Describe(new ReadOnlySequence<byte>(bytes)));
+            }
+        }
+    }
+
+    /// <summary>What the general path (<see cref="HttpParser.ParseHead"/>) makes of a head that starts at byte 0.</summary>
+    private static string DescribeGeneral(byte[] bytes)
+    {
+        int end = bytes.AsSpan().IndexOf("\r\n\r\n"u8);
+        var parser = new HttpParser(new HttpLimits());
+        RequestRejection rejection = parser.ParseHead(bytes.AsSpan(0, end + 4), out RequestHead h);
+        return rejection == RequestRejection.None
+            ? FormattableString.Invariant(
+                $"Complete {end + 4} {Convert.ToHexString(bytes, 0, end + 4)} {h.Method} {h.Version} {h.KeepAlive} {h.BodyKind} {h.MethodLength} {h.TargetStart} {h.TargetLength} {h.PathStart} {h.PathLength} {h.QueryStart} {h.QueryLength} {h.HeaderCount} {h.ContentLength}")
+            : $"Rejected {rejection}";
+    }
+
     private static ParseStatus Parse(string text, out RequestHead head, out byte[] headBytes, out int consumed, out RequestRejection rejection)
     {
         var parser = new HttpParser(new HttpLimits());
