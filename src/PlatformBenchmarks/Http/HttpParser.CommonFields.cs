@@ -42,6 +42,13 @@ internal sealed partial class HttpParser
         }
     }
 
+    /// <summary>Whether <paramref name="afterColon"/> starts with <c>" keep-alive\r\n"</c>, exactly.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool IsKeepAliveLine(ReadOnlySpan<byte> afterColon) =>
+        afterColon.Length >= 13
+        && BinaryPrimitives.ReadUInt64LittleEndian(afterColon) == BinaryPrimitives.ReadUInt64LittleEndian(" keep-al"u8)
+        && BinaryPrimitives.ReadUInt64LittleEndian(afterColon.Slice(5)) == BinaryPrimitives.ReadUInt64LittleEndian("-alive\r\n"u8);
+
     /// <summary>
     /// A lowercase field name with its colon, 2 to 16 bytes, as at most two little-endian words compared under a mask.
     /// Only letter positions are compared with bit 0x20 forced on (so either case matches); the colon and '-' are

@@ -127,7 +127,9 @@ internal sealed partial class HttpParser
 
             ReadOnlySpan<byte> afterColon = rest.Slice(colon + 1);
             ReadOnlySpan<byte> value;
-            int special = afterColon.IndexOfAnyExceptInRange((byte)0x20, (byte)0x7E);
+            // "Connection: keep-alive", on every TFB request, is recognised by two word compares: its line ends at
+            // index 11, exactly where the search below would have found the CR.
+            int special = colon == 10 && IsKeepAliveLine(afterColon) ? 11 : afterColon.IndexOfAnyExceptInRange((byte)0x20, (byte)0x7E);
             if (special >= 0 && afterColon[special] == (byte)'\r' && special + 1 < afterColon.Length && afterColon[special + 1] == (byte)'\n')
             {
                 // The usual line: SP and visible ASCII up to CRLF. The search that found the line's end has also

@@ -137,19 +137,20 @@ public class HttpParserPathTests
     public static TheoryData<string> CommonFieldNames => ["Host", "Accept", "Connection", "Content-Length", "Cookie", "User-Agent"];
 
     /// <summary>
-    /// Common field names are recognised by masked word compares on the well-formed path. Every byte of the name and
-    /// its colon, set to each of the 256 values (other letter cases, '-' and ':' swapped for the control bytes that
-    /// differ from them only in bit 0x20, and everything else), must parse exactly as the general path decides.
+    /// Common field names, and the line " keep-alive" CRLF, are recognised by word compares on the well-formed path.
+    /// Every byte of such a field line, set to each of the 256 values (other letter cases, '-' and ':' swapped for the
+    /// control bytes that differ from them only in bit 0x20, CR and LF moved, and everything else), must parse exactly
+    /// as the general path decides.
     /// </summary>
     [Theory]
     [MemberData(nameof(CommonFieldNames))]
-    public void CommonFieldNamesWithAnyOneByteChangedParseAsTheGeneralPathDecides(string name)
+    public void CommonFieldLinesWithAnyOneByteChangedParseAsTheGeneralPathDecides(string name)
     {
         string field = name == "Content-Length" ? "Content-Length: 0" : $"{name}: keep-alive";
         string text = "GET / HTTP/1.1\r\n" + field + "\r\n" + (name == "Host" ? "" : "Host: x\r\n") + "X-Padding: 0123456789abcdef\r\n\r\n";
         byte[] original = Encoding.ASCII.GetBytes(text);
         int nameStart = "GET / HTTP/1.1\r\n".Length;
-        for (int position = nameStart; position <= nameStart + name.Length; position++)
+        for (int position = nameStart; position < nameStart + field.Length + 2; position++)
         {
             for (int value = 0; value < 256; value++)
             {
