@@ -5,8 +5,10 @@
 # configurations take turns in rounds, so drift on a shared machine spreads over all of them.
 #
 #   scenarios/settings-matrix.sh [--rounds N] [--duration SECONDS] [--connections N]
-#                                [--config NAME='--Key value ...']... [--route PATH]...
+#                                [--config NAME='[VARIABLE=value ...] --Key value ...']... [--route PATH]...
 #
+# A configuration is server arguments, optionally preceded by environment variables for the runtime
+# (e.g. --config 'no-spin=DOTNET_ThreadPool_UnfairSemaphoreSpinLimit=0').
 # Without --config it compares the socket transport settings; without --route it measures /plaintext and /json.
 # Database routes need the local PostgreSQL (scripts/db.sh start); its connection string is passed to every run.
 # The defaults in Program.cs (TransportSettings) and Data/DatabaseOptions.cs were chosen from this script's output.
@@ -86,9 +88,19 @@ echo "$header"
 for round in $(seq 1 "$rounds"); do
     for entry in "${configs[@]}"; do
         name="${entry%%|*}"
-        read -r -a arguments <<< "${entry#*|}"
-        "$server" --urls "http://127.0.0.1:$port" --ConnectionString "$connection_string" "${arguments[@]}" \
-            > /tmp/settings-matrix-server.log 2>&1 &
+        read -r -a words <<< "${entry#*|}"
+        environment=()
+        arguments=()
+        for word in "${words[@]}"; do
+            if [[ ${#arguments[@]} -eq 0 && $word =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; then
+                environment+=("$word")
+            else
+                arguments+=("$word")
+            fi
+        done
+
+        env "${environment[@]}" "$server" --urls "http://127.0.0.1:$port" --ConnectionString "$connection_string" \
+            "${arguments[@]}" > /tmp/settings-matrix-server.log 2>&1 &
         pid=$!
         for _ in $(seq 1 100); do
             grep -q 'Cache:' /tmp/settings-matrix-server.log && break
