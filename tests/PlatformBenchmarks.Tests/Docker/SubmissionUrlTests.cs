@@ -2,17 +2,19 @@ using System.Net.Http;
 using System.Net;
 using System.Net.Http.Headers;
 using System.Text.Json;
+using PlatformBenchmarks.Tests.Data;
 using PlatformBenchmarks.Tests.Scenarios;
 using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Docker;
 
 /// <summary>
-/// Every URL the TFB submission and the crank scenarios send load to is served with 200 and TFB's headers. The
-/// database URLs fail until the database routes are merged: that is on purpose, a missing route must not pass.
+/// Every URL the TFB submission and the crank scenarios send load to is served with 200 and TFB's headers. Among
+/// them are update URLs, which change world rows: these tests run in the world-table collection, with a server of
+/// their own, so they never run while another test compares the table before and after its own updates.
 /// </summary>
-[Collection(SharedServer.Name)]
-public class SubmissionUrlTests(ServerFixture server)
+[Collection(WorldTableTests.Name)]
+public class SubmissionUrlTests(ServerFixture server) : IClassFixture<ServerFixture>
 {
     private const string AcceptJson = "application/json,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7";
     private const string AcceptPlaintext = "text/plain,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7";
