@@ -27,7 +27,9 @@ internal sealed class HttpLimits
     /// long, or has closed. Closing with bytes unread would make the kernel send a reset, which can destroy the response
     /// before the client reads it.
     /// </summary>
-    public TimeSpan LingerTimeout { get; set; } = TimeSpan.FromMilliseconds(500);
+    // Two seconds, as Apache waits: long enough for a client that is still uploading, short enough that a client which
+    // waits for the server's close after an error is not kept long.
+    public TimeSpan LingerTimeout { get; set; } = TimeSpan.FromSeconds(2);
 
     /// <summary>The longest such a closing connection is kept, however long the client keeps sending.</summary>
     public TimeSpan MaxLingerTime { get; set; } = TimeSpan.FromSeconds(5);

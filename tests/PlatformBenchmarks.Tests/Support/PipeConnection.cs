@@ -13,7 +13,10 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
 
     public PipeConnection(TApp app, HttpLimits? limits = null)
     {
-        var connection = new HttpConnection<TApp>(app, new DuplexPipe(_requests.Reader, _responses.Writer), limits ?? new HttpLimits(), NullLogger.Instance);
+        // Without limits of its own, a test gets a short linger: after a rejection the engine closes 100 ms after the
+        // client's last byte rather than the default 2 s. The lingering tests set their own.
+        limits ??= new HttpLimits { LingerTimeout = TimeSpan.FromMilliseconds(100) };
+        var connection = new HttpConnection<TApp>(app, new DuplexPipe(_requests.Reader, _responses.Writer), limits, NullLogger.Instance);
         Completion = Task.Run(connection.ExecuteAsync);
         Output = _responses.Reader.AsStream();
     }

@@ -12,9 +12,12 @@ namespace PlatformBenchmarks.Tests.Support;
 /// PostgreSQL (or the ConnectionString environment variable) as its database. Starting the database is the test
 /// command's job (scripts/test.sh).
 /// </summary>
-public sealed class ServerFixture : IAsyncLifetime
+public class ServerFixture : IAsyncLifetime
 {
     private WebApplication? _app;
+
+    /// <summary>Configuration on top of the defaults, as command-line arguments.</summary>
+    protected virtual IReadOnlyList<string> Settings => [];
 
     public int Port { get; private set; }
 
@@ -22,7 +25,7 @@ public sealed class ServerFixture : IAsyncLifetime
 
     public async Task InitializeAsync()
     {
-        _app = Program.BuildApplication(["--urls", "http://127.0.0.1:0", "--ConnectionString", Data.TestDatabase.ConnectionString]);
+        _app = Program.BuildApplication(["--urls", "http://127.0.0.1:0", "--ConnectionString", Data.TestDatabase.ConnectionString, .. Settings]);
         await _app.StartAsync();
         string address = _app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.Single();
         Port = new Uri(address).Port;
