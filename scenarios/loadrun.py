@@ -167,8 +167,10 @@ def problems_of(run: dict) -> list[str]:
     found = []
     if run.get("exit_code"):
         found.append(f"wrk exited with {run['exit_code']}")
-    if not run.get("requests"):
+    if run.get("requests") is None:
         found.append("no response was counted (wrk's output did not say 'N requests in')")
+    elif run["requests"] == 0:
+        found.append(f"no response arrived in the {run.get('duration_s')} s window")
     errors = run.get("socket_errors", {})
     if any(errors.values()):
         found.append("socket errors " + ", ".join(f"{k} {v}" for k, v in errors.items() if v))
