@@ -9,9 +9,13 @@ internal sealed partial class HttpParser
     // The names almost every request carries (all of TFB's, and a browser's most frequent), each with its colon.
     private static readonly FieldNamePattern s_host = new("host:"u8);
     private static readonly FieldNamePattern s_accept = new("accept:"u8);
+    private static readonly FieldNamePattern s_acceptEncoding = new("accept-encoding:"u8);
+    private static readonly FieldNamePattern s_acceptLanguage = new("accept-language:"u8);
     private static readonly FieldNamePattern s_connection = new("connection:"u8);
     private static readonly FieldNamePattern s_contentLength = new("content-length:"u8);
+    private static readonly FieldNamePattern s_contentType = new("content-type:"u8);
     private static readonly FieldNamePattern s_cookie = new("cookie:"u8);
+    private static readonly FieldNamePattern s_referer = new("referer:"u8);
     private static readonly FieldNamePattern s_userAgent = new("user-agent:"u8);
 
     /// <summary>
@@ -27,14 +31,23 @@ internal sealed partial class HttpParser
         ulong first = BinaryPrimitives.ReadUInt64LittleEndian(line);
 
         // Bit 0x20 makes the first byte lowercase if it is a letter; no other byte becomes one of these letters.
+        // Within a letter, the names are tried in order of how often they come (TFB's first); the first match wins.
+        int length;
         switch ((byte)first | 0x20)
         {
             case 'h':
                 return s_host.Matches(first, line);
             case 'a':
-                return s_accept.Matches(first, line);
+                return (length = s_accept.Matches(first, line)) != 0 ? length
+                    : (length = s_acceptEncoding.Matches(first, line)) != 0 ? length
+                    : s_acceptLanguage.Matches(first, line);
             case 'c':
-                return Math.Max(s_connection.Matches(first, line), Math.Max(s_contentLength.Matches(first, line), s_cookie.Matches(first, line)));
+                return (length = s_connection.Matches(first, line)) != 0 ? length
+                    : (length = s_contentLength.Matches(first, line)) != 0 ? length
+                    : (length = s_contentType.Matches(first, line)) != 0 ? length
+                    : s_cookie.Matches(first, line);
+            case 'r':
+                return s_referer.Matches(first, line);
             case 'u':
                 return s_userAgent.Matches(first, line);
             default:

@@ -134,7 +134,8 @@ public class HttpParserPathTests
         }
     }
 
-    public static TheoryData<string> CommonFieldNames => ["Host", "Accept", "Connection", "Content-Length", "Cookie", "User-Agent"];
+    public static TheoryData<string> CommonFieldNames =>
+        ["Host", "Accept", "Accept-Encoding", "Accept-Language", "Connection", "Content-Length", "Content-Type", "Cookie", "Referer", "User-Agent"];
 
     /// <summary>
     /// Common field names, and the line " keep-alive" CRLF, are recognised by word compares on the well-formed path.
