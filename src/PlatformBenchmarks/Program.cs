@@ -9,9 +9,22 @@ internal static class Program
 {
     public const string DefaultUrls = "http://*:8080";
 
-    public static async Task Main(string[] args)
+    /// <summary>The exit code for a configuration value the server cannot run with.</summary>
+    public const int SettingsExitCode = 2;
+
+    public static async Task<int> Main(string[] args)
     {
-        WebApplication app = BuildApplication(args);
+        WebApplication app;
+        try
+        {
+            app = BuildApplication(args);
+        }
+        catch (SettingsException exception)
+        {
+            await Console.Error.WriteLineAsync($"PlatformBenchmarks: {exception.Message}");
+            return SettingsExitCode;
+        }
+
         await using (app.ConfigureAwait(false))
         {
             await app.StartAsync();
@@ -23,6 +36,8 @@ internal static class Program
             Banner.Print(app, database, cache);
             await app.WaitForShutdownAsync();
         }
+
+        return 0;
     }
 
     /// <summary>
@@ -40,11 +55,12 @@ internal static class Program
         ConfigurationManager configuration = builder.Configuration;
         builder.WebHost.UseUrls(configuration["urls"] ?? DefaultUrls);
 
-        var transport = configuration.GetSection("Transport").Get<TransportSettings>() ?? new TransportSettings();
+        var transport = Bind(() => configuration.GetSection("Transport").Get<TransportSettings>()) ?? new TransportSettings();
         builder.WebHost.UseSockets(options => transport.ApplyTo(options));
         builder.Services.AddSingleton(transport);
 
-        var limits = configuration.GetSection("Http").Get<HttpLimits>() ?? new HttpLimits();
+        var limits = Bind(() => configuration.GetSection("Http").Get<HttpLimits>()) ?? new HttpLimits();
+        limits.Validate();
         builder.Services.AddSingleton(limits);
 
         var database = new Database(DatabaseOptions.FromConfiguration(configuration));
@@ -63,6 +79,20 @@ internal static class Program
 
         DateHeader.Start();
         return builder.Build();
+    }
+
+    /// <summary>Binds a configuration section; a value of the wrong type (a duration that is not one) is a settings error.</summary>
+    private static T? Bind<T>(Func<T?> bind)
+        where T : class
+    {
+        try
+        {
+            return bind();
+        }
+        catch (InvalidOperationException exception)
+        {
+            throw new SettingsException(exception.Message, exception);
+        }
     }
 }
 

@@ -148,7 +148,7 @@ internal sealed class DatabaseOptions
 
         return bool.TryParse(value.Trim(), out var result)
             ? result
-            : throw new InvalidOperationException($"Configuration '{key}' must be true or false, not '{value}'.");
+            : throw new SettingsException($"Configuration '{key}' must be true or false, not '{value}'.");
     }
 
     private static int? ReadInt32(IConfiguration configuration, string key, int min, int max)
@@ -161,6 +161,6 @@ internal sealed class DatabaseOptions
 
         return int.TryParse(value.Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture, out var result) && result >= min && result <= max
             ? result
-            : throw new InvalidOperationException($"Configuration '{key}' must be an integer in {min}..{max}, not '{value}'.");
+            : throw new SettingsException($"Configuration '{key}' must be an integer in {min}..{max}, not '{value}'.");
     }
 }

@@ -122,7 +122,7 @@ internal sealed partial class HttpConnection<TApp>
                     // Bytes behind the last answered request show the client is still sending; otherwise close at once
                     // (an HTTP/1.0 or Connection: close client that sent one request is not kept waiting).
                     keepOpen = false;
-                    linger = !buffer.IsEmpty || _awaitingBody;
+                    linger = !buffer.IsEmpty;
                     break;
                 }
             }

@@ -81,7 +81,7 @@ public class DatabaseOptionsTests
     [InlineData("Database:FailFastMilliseconds", "-1")]
     public void InvalidValuesAreRejectedAtStartUpNamingTheKey(string key, string value)
     {
-        var exception = Assert.Throws<InvalidOperationException>(() => FromSettings((key, value)));
+        var exception = Assert.Throws<SettingsException>(() => FromSettings((key, value)));
 
         Assert.Contains(key, exception.Message, StringComparison.Ordinal);
     }

@@ -55,6 +55,29 @@ public partial class HttpLimitsTests
         Assert.Equal(Parse(other, property.PropertyType), property.GetValue(await BoundLimitsAsync($"--Http:{key}", other)));
     }
 
+    [Theory]
+    [InlineData("MaxRequestLineSize", "0")]
+    [InlineData("MaxRequestHeadersSize", "2147483647")]
+    [InlineData("MaxRequestHeaderCount", "-1")]
+    [InlineData("MaxRequestBodySize", "-1")]
+    [InlineData("RequestHeadersTimeout", "00:00:00")]
+    [InlineData("LingerTimeout", "-00:00:01")]
+    [InlineData("MaxLingerTime", "100.00:00:00")]
+    [InlineData("LingerTimeout", "two seconds")]
+    [InlineData("MaxRequestBodySize", "1MB")]
+    public async Task AnUnusableSettingStopsTheServerAtStartUpNamingTheKey(string key, string value)
+    {
+        var exception = await Assert.ThrowsAsync<SettingsException>(() => BoundLimitsAsync($"--Http:{key}", value));
+
+        Assert.Contains($"'Http:{key}'", exception.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task TheServerExitsWithTheSettingsExitCodeInsteadOfCrashing()
+    {
+        Assert.Equal(Program.SettingsExitCode, await Program.Main(["--urls", "http://127.0.0.1:0", "--Http:MaxRequestHeaderCount", "0"]));
+    }
+
     private static object Parse(string text, Type type) =>
         type == typeof(TimeSpan) ? TimeSpan.Parse(text, CultureInfo.InvariantCulture)
         : type == typeof(int) ? (object)int.Parse(text, CultureInfo.InvariantCulture)
