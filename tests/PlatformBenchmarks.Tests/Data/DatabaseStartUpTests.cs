@@ -12,10 +12,12 @@ public class DatabaseStartUpTests
     [InlineData(false)]
     public async Task NothingListeningGivesAFastNegativeProbeAndFastFailures(bool multiplexing)
     {
-        // Port 1 on loopback: nothing listens, the connection is refused at once.
+        // Port 1 on loopback: nothing listens, the connection is refused at once. The connect timeout is set far above
+        // the bound below, so passing shows that no call waited for it (a refusal ends the attempt, then the breaker
+        // answers), with a margin no busy test machine can eat up.
         await using var database = new Database(new DatabaseOptions
         {
-            ConnectionString = "Host=127.0.0.1;Port=1;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass",
+            ConnectionString = "Host=127.0.0.1;Port=1;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass;Timeout=60",
             Multiplexing = multiplexing,
         });
         using var cache = new WorldCache(database);
@@ -26,7 +28,7 @@ public class DatabaseStartUpTests
         var failure = await Assert.ThrowsAsync<DatabaseUnavailableException>(() => database.LoadWorldsAsync(20).AsTask());
         await Assert.ThrowsAsync<DatabaseUnavailableException>(() => cache.GetCachedWorldsAsync(1).AsTask());
 
-        Assert.True(stopwatch.Elapsed < TimeSpan.FromMilliseconds(500), $"took {stopwatch.Elapsed.TotalMilliseconds} ms");
+        Assert.True(stopwatch.Elapsed < TimeSpan.FromSeconds(20), $"took {stopwatch.Elapsed.TotalMilliseconds} ms");
         Assert.False(status.IsAvailable);
         Assert.False(cacheStatus.IsAvailable);
         Assert.Contains("ConnectionRefused", status.Description, StringComparison.Ordinal);

@@ -48,15 +48,16 @@ internal static class TestDatabase
     public static string ConnectionString
         => Environment.GetEnvironmentVariable("ConnectionString") is { Length: > 0 } configured ? configured : LocalConnectionString;
 
-    public static DatabaseOptions Options(Mode mode) => new()
+    /// <param name="extraKeywords">Npgsql keywords appended to the connection string, e.g. <c>"Timeout=60"</c>.</param>
+    public static DatabaseOptions Options(Mode mode, string extraKeywords = "") => new()
     {
-        ConnectionString = ConnectionString,
+        ConnectionString = extraKeywords.Length == 0 ? ConnectionString : $"{ConnectionString};{extraKeywords}",
         Multiplexing = mode is Mode.Multiplexing or Mode.MultiplexingSequential,
         PipelineReads = mode is Mode.Multiplexing or Mode.Pooled,
     };
 
     /// <summary>A fresh instance, for tests that must not share connections or breaker state with others.</summary>
-    public static Database Create(Mode mode) => new(Options(mode));
+    public static Database Create(Mode mode, string extraKeywords = "") => new(Options(mode, extraKeywords));
 
     /// <summary>One instance per mode shared by the tests that run while the database is up.</summary>
     public static Database Shared(Mode mode) => s_shared[(int)mode].Value;
