@@ -247,8 +247,13 @@ class LocalServer:
         command += ["--urls", url]
         say(f"starting {' '.join(command)}")
         self.log = open(self.log_path, "w", encoding="utf-8")  # closed by stop()
+        # A process group of its own keeps a Ctrl+C in the terminal from reaching the server before stop() does. Not a
+        # session of its own: with Linux's scheduler autogroups (on by default) a new session gets its own CPU share,
+        # and the server would then get half of the machine against wrk's half instead of competing thread by thread,
+        # as a server started from the same shell does. Measured: 0.87M against 1.25M plaintext requests/s (1.37
+        # against 0.80 us of server CPU per response), the same build in one run, setsid being the only difference.
         self.process = subprocess.Popen(command, cwd=SERVER_BIN, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
+                                        process_group=0)
         deadline = time.monotonic() + self.START_TIMEOUT
         while True:
             text = self.log_path.read_text(encoding="utf-8", errors="replace")

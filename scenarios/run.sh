@@ -8,6 +8,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 die() { printf 'run.sh: error: %s\n' "$*" >&2; exit 2; }
 
 command -v python3 > /dev/null || die "python3 is required (the runner is stdlib-only Python 3)"
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || die "Python 3.11 or later is required (Debian 12's python3 is 3.11)"
 
 case " $* " in
     *" -h "* | *" --help "*) exec python3 "$here/loadrun.py" --help ;;
