@@ -264,6 +264,9 @@ internal sealed partial class HttpConnection<TApp>
     /// that gets the reset before reading (one still uploading a body we refused) loses the response we sent. So the
     /// response stays flushed and the input is read and discarded until the client closes, has been silent for
     /// <see cref="HttpLimits.LingerTimeout"/>, or <see cref="HttpLimits.MaxLingerTime"/> has passed.
+    /// RFC 9112 §9.6 describes this close: half-close the sending side first, then keep reading until the client closes.
+    /// The half-close comes last here instead. Kestrel's socket transport disposes the socket once its output completes.
+    /// A flush only hands bytes to the transport's pipe, so a Socket.Shutdown(Send) could overtake the response.
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private async Task LingerAsync()
