@@ -22,6 +22,7 @@ internal static class Banner
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  GC:         {(GCSettings.IsServerGC ? "Server" : "Workstation")}, {GCSettings.LatencyMode}, dynamic adaptation {DescribeDatas()}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Processors: {Environment.ProcessorCount}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  sockets, wait for data {transport.WaitForDataBeforeAllocatingBuffer}, inline scheduling {transport.UnsafePreferInlineScheduling}, I/O queues {(transport.IOQueueCount > 0 ? transport.IOQueueCount : Math.Min(Environment.ProcessorCount, 16))}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Sockets:    completions {Hosting.SocketCompletions.Description}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Listening:  {string.Join(", ", addresses)}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Routes:     {string.Join(" ", Router.RouteList)}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Database:   {(database.IsAvailable ? "available" : "UNAVAILABLE (database routes answer 503 until it is back)")}: {database.Description}");

@@ -2,6 +2,7 @@ using System.Net;
 using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
+using PlatformBenchmarks.Hosting;
 
 namespace PlatformBenchmarks;
 
@@ -14,6 +15,9 @@ internal static class Program
 
     public static async Task<int> Main(string[] args)
     {
+        // First, before anything creates a socket: the runtime reads this switch only once.
+        SocketCompletions.Configure();
+
         WebApplication app;
         try
         {
