@@ -165,6 +165,8 @@ data_ready() {
     answer="$(PGPASSWORD="$DB_PASSWORD" PGCONNECT_TIMEOUT=5 psql -X -q -At -h 127.0.0.1 -p "$port" -U "$DB_USER" -d "$DB_NAME" -c \
         "SELECT (SELECT count(*) FROM world) = 10000
             AND (SELECT count(*) FROM fortune) = 12
+            AND (SELECT count(*) FROM \"World\") = 10000
+            AND (SELECT count(*) FROM \"Fortune\") = 12
             AND EXISTS (SELECT FROM pg_extension WHERE extname = 'pg_stat_statements')" 2> /dev/null)" || return 1
     [[ $answer == t ]]
 }
@@ -189,7 +191,7 @@ SQL
 
 load_data() {
     local port="$1"
-    say "loading world (10000 rows) and fortune (12 rows)"
+    say "loading world and \"World\" (10000 rows each), fortune and \"Fortune\" (12 rows each)"
     psql_admin "$port" -d "$DB_NAME" < "$DATA_SQL" || die "loading $DATA_SQL failed"
 }
 
