@@ -11,19 +11,20 @@ namespace PlatformBenchmarks;
 /// </summary>
 internal static class DatabaseErrors
 {
-    public static bool TryWrite(HttpResponse response, Exception exception)
+    /// <summary>Whether <paramref name="exception"/> is a data-layer failure that <see cref="Write"/> answers. No side effects: used in filters.</summary>
+    public static bool IsDataFailure(Exception exception) => exception is DatabaseUnavailableException or NpgsqlException;
+
+    /// <summary>The one mapping of a data-layer failure to its answer: 503 with the reason when unreachable, else 500.</summary>
+    public static void Write(HttpResponse response, Exception exception)
     {
-        switch (exception)
+        if (exception is DatabaseUnavailableException unavailable)
         {
-            case DatabaseUnavailableException unavailable:
-                response.WriteText(HttpStatus.ServiceUnavailable, Encoding.UTF8.GetBytes(unavailable.Message + "\n"));
-                return true;
-            case NpgsqlException:
-                // The database answered with an error (a failing statement): this request failed, the server did not.
-                response.WriteText(HttpStatus.InternalServerError, "Database error.\n"u8);
-                return true;
-            default:
-                return false;
+            response.WriteText(HttpStatus.ServiceUnavailable, Encoding.UTF8.GetBytes(unavailable.Message + "\n"));
+        }
+        else
+        {
+            // The database answered with an error (a failing statement): this request failed, the server did not.
+            response.WriteText(HttpStatus.InternalServerError, "Database error.\n"u8);
         }
     }
 }

@@ -25,8 +25,9 @@ internal static class Fortunes
         {
             fortunes = await database.LoadFortunesAsync();
         }
-        catch (Exception exception) when (DatabaseErrors.TryWrite(response, exception))
+        catch (Exception exception) when (DatabaseErrors.IsDataFailure(exception))
         {
+            DatabaseErrors.Write(response, exception);
             return;
         }
 

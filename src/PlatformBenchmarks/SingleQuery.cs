@@ -15,8 +15,9 @@ internal static class SingleQuery
         {
             world = await database.LoadSingleWorldAsync();
         }
-        catch (Exception exception) when (DatabaseErrors.TryWrite(response, exception))
+        catch (Exception exception) when (DatabaseErrors.IsDataFailure(exception))
         {
+            DatabaseErrors.Write(response, exception);
             return;
         }
 

@@ -27,8 +27,9 @@ internal static class WorldsResponse
         {
             worlds = await pending;
         }
-        catch (Exception exception) when (DatabaseErrors.TryWrite(response, exception))
+        catch (Exception exception) when (DatabaseErrors.IsDataFailure(exception))
         {
+            DatabaseErrors.Write(response, exception);
             return;
         }
 

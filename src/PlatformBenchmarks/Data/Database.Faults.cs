@@ -6,23 +6,22 @@ namespace PlatformBenchmarks.Data;
 internal sealed partial class Database
 {
     /// <summary>
-    /// Exception filter of every public method: reports the outcome to the circuit breaker and, when the exception means
-    /// "the database is unreachable", produces the <see cref="DatabaseUnavailableException"/> to throw instead.
-    /// Anything else (a failing statement, a deadlock) means the database answered, and propagates unchanged.
+    /// The one place that decides whether a failed call means "the database is unreachable", and the only one that
+    /// updates the circuit breaker for a failure. Called from the catch block (never a filter) of every public method:
+    /// returns the <see cref="DatabaseUnavailableException"/> to throw instead, or null when the database answered (a
+    /// failing statement, a deadlock) and the exception propagates unchanged.
     /// </summary>
-    private bool IsUnavailability(Exception exception, bool probe, out DatabaseUnavailableException unavailable)
+    private DatabaseUnavailableException? ReportFailure(Exception exception, bool probe)
     {
         var (reason, lostConnection) = Classify(exception);
-        if (reason is null)
+        if (reason is null || !lostConnection)
         {
+            // The server answered (an error, or "pool exhausted", which is overload, not an outage).
             _breaker.Succeeded(probe);
-            unavailable = null!;
-            return false;
-        }
-
-        if (!lostConnection)
-        {
-            _breaker.Succeeded(probe);
+            if (reason is null)
+            {
+                return null;
+            }
         }
         else if (_breaker.Tripped(reason))
         {
@@ -31,8 +30,7 @@ internal sealed partial class Database
             _dataSource.Clear();
         }
 
-        unavailable = new DatabaseUnavailableException($"database unavailable: {reason}", exception);
-        return true;
+        return new DatabaseUnavailableException($"database unavailable: {reason}", exception);
     }
 
     /// <summary>

@@ -28,9 +28,14 @@ internal sealed partial class Database
             _breaker.Succeeded(probe);
             return worlds;
         }
-        catch (Exception exception) when (IsUnavailability(exception, probe, out var unavailable))
+        catch (Exception exception)
         {
-            throw unavailable;
+            if (ReportFailure(exception, probe) is { } unavailable)
+            {
+                throw unavailable;
+            }
+
+            throw;
         }
     }
 
@@ -44,9 +49,14 @@ internal sealed partial class Database
             _breaker.Succeeded(probe);
             return world;
         }
-        catch (Exception exception) when (IsUnavailability(exception, probe, out var unavailable))
+        catch (Exception exception)
         {
-            throw unavailable;
+            if (ReportFailure(exception, probe) is { } unavailable)
+            {
+                throw unavailable;
+            }
+
+            throw;
         }
     }
 
@@ -67,9 +77,14 @@ internal sealed partial class Database
             _breaker.Succeeded(probe);
             return worlds;
         }
-        catch (Exception exception) when (IsUnavailability(exception, probe, out var unavailable))
+        catch (Exception exception)
         {
-            throw unavailable;
+            if (ReportFailure(exception, probe) is { } unavailable)
+            {
+                throw unavailable;
+            }
+
+            throw;
         }
     }
 

@@ -45,9 +45,14 @@ internal sealed partial class Database
             _breaker.Succeeded(probe);
             return worlds;
         }
-        catch (Exception exception) when (IsUnavailability(exception, probe, out var unavailable))
+        catch (Exception exception)
         {
-            throw unavailable;
+            if (ReportFailure(exception, probe) is { } unavailable)
+            {
+                throw unavailable;
+            }
+
+            throw;
         }
     }
 
