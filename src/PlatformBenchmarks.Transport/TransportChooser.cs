@@ -4,7 +4,7 @@ using PlatformBenchmarks.Transport.Interop;
 namespace PlatformBenchmarks.Transport;
 
 /// <summary>The kind that runs, and in words why (for the start-up banner).</summary>
-public readonly record struct TransportChoice(TransportKind Kind, string Reason);
+public sealed record TransportChoice(TransportKind Kind, string Reason);
 
 /// <summary>Turns the configured <c>Transport:Kind</c> into the kind that can run here.</summary>
 public static class TransportChooser
