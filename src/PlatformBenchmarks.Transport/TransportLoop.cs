@@ -89,6 +89,8 @@ internal abstract class TransportLoop : PipeScheduler
 
     public bool IsOnLoopThread => t_current == this;
 
+    public int ManagedThreadId => _thread.ManagedThreadId;
+
     public void Start() => _thread.Start(this);
 
     /// <summary>Aborts every connection, closes the listener and the loop's descriptors, and ends the thread.</summary>
