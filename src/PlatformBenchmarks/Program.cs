@@ -96,7 +96,7 @@ internal static class Program
         }
         catch (ArgumentOutOfRangeException exception)
         {
-            throw new SettingsException($"{exception.ParamName}: {exception.ActualValue} is out of range.", exception);
+            throw new SettingsException($"Configuration '{exception.ParamName}' cannot be {exception.ActualValue}.", exception);
         }
 
         TransportChoice choice = TransportChooser.Choose(options.Kind);
