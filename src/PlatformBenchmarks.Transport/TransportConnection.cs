@@ -238,7 +238,19 @@ internal sealed partial class TransportConnection : ConnectionContext,
             connection._disposeRequested = true;
             connection.TryClose();
         }, this);
-        await _closedTask.Task;
+        if (!_closedTask.Task.IsCompleted)
+        {
+            try
+            {
+                await _closedTask.Task.WaitAsync(_loop.Listener.Options.DrainTimeout, _loop.Time);
+            }
+            catch (TimeoutException)
+            {
+                Abort(new ConnectionAbortedException("The peer did not take the rest of the output in time."));
+                await _closedTask.Task;
+            }
+        }
+
         await base.DisposeAsync();
     }
 

@@ -85,7 +85,7 @@ internal abstract class TransportLoop : PipeScheduler
 
     protected bool Stopping => _stopping;
 
-    protected LinuxConnectionListener Listener => _listener;
+    internal LinuxConnectionListener Listener => _listener;
 
     public bool IsOnLoopThread => t_current == this;
 

@@ -21,6 +21,12 @@ public sealed class TransportOptions
     /// </summary>
     public long MaxWriteBufferSize { get; set; } = 64 * 1024;
 
+    /// <summary>
+    /// How long a connection the application is done with may take to send what is left (a peer that stopped reading)
+    /// before it is reset. Without it, such a peer would hold the connection and its buffers forever.
+    /// </summary>
+    public TimeSpan DrainTimeout { get; set; } = TimeSpan.FromSeconds(5);
+
     /// <summary>The thread count actually used.</summary>
     public int EffectiveThreadCount => ThreadCount > 0 ? ThreadCount : Environment.ProcessorCount;
 
@@ -31,6 +37,7 @@ public sealed class TransportOptions
         ArgumentOutOfRangeException.ThrowIfGreaterThan(ThreadCount, 1024, "Transport:ThreadCount");
         ArgumentOutOfRangeException.ThrowIfLessThan(MaxReadBufferSize, PinnedBlockMemoryPool.BlockSize, "Transport:MaxReadBufferSize");
         ArgumentOutOfRangeException.ThrowIfLessThan(MaxWriteBufferSize, PinnedBlockMemoryPool.BlockSize, "Transport:MaxWriteBufferSize");
+        ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(DrainTimeout, TimeSpan.Zero, "Transport:DrainTimeout");
         if (!Enum.IsDefined(Kind))
         {
             throw new ArgumentOutOfRangeException("Transport:Kind", Kind, "Expected Auto, IoUring, Epoll or Sockets.");

@@ -46,6 +46,8 @@ public class SchedulingTests
 
         int loopThread = server.Listener.Loops[0].ManagedThreadId;
         Assert.Equal(20, threads.Count);
-        Assert.All(threads, t => Assert.Equal((loopThread, loopThread), t));
+        // The first request may be read on the thread that started the application, if its bytes were there before
+        // it first read; every read that had to wait continues on the loop.
+        Assert.All(threads.Skip(1), t => Assert.Equal((loopThread, loopThread), t));
     }
 }
