@@ -10,6 +10,9 @@ internal static partial class TransportLog
     [LoggerMessage(EventId = 101, Level = LogLevel.Critical, Message = "Transport loop {Loop} failed")]
     public static partial void LoopFailed(ILogger logger, Exception exception, int loop);
 
+    [LoggerMessage(EventId = 104, Level = LogLevel.Error, Message = "Work queued to transport loop {Loop} failed")]
+    public static partial void WorkFailed(ILogger logger, Exception exception, int loop);
+
     [LoggerMessage(EventId = 102, Level = LogLevel.Debug, Message = "Connection {ConnectionId} ended: errno {Errno}")]
     public static partial void ConnectionError(ILogger logger, string connectionId, int errno);
 

@@ -220,7 +220,16 @@ internal abstract class TransportLoop : PipeScheduler
         Interlocked.Exchange(ref _awake, 0);
         while (_queue.TryDequeue(out Work work))
         {
-            work.Action(work.State);
+            try
+            {
+                work.Action(work.State);
+            }
+            catch (Exception ex)
+            {
+                // Pipe continuations keep their exceptions in their tasks; anything else that throws must not end
+                // the loop and every connection on it.
+                TransportLog.WorkFailed(Logger, ex, Index);
+            }
         }
     }
 
