@@ -1,8 +1,11 @@
 using System.Net;
+using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
+using Microsoft.Extensions.DependencyInjection.Extensions;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Hosting;
+using PlatformBenchmarks.Transport;
 
 namespace PlatformBenchmarks;
 
@@ -60,8 +63,8 @@ internal static class Program
         builder.WebHost.UseUrls(configuration["urls"] ?? DefaultUrls);
 
         var transport = Bind(() => configuration.GetSection("Transport").Get<TransportSettings>()) ?? new TransportSettings();
-        builder.WebHost.UseSockets(options => transport.ApplyTo(options));
         builder.Services.AddSingleton(transport);
+        UseTransport(builder, Bind(() => configuration.GetSection("Transport").Get<TransportOptions>()) ?? new TransportOptions(), transport);
 
         var limits = Bind(() => configuration.GetSection("Http").Get<HttpLimits>()) ?? new HttpLimits();
         limits.Validate();
@@ -83,6 +86,33 @@ internal static class Program
 
         DateHeader.Start();
         return builder.Build();
+    }
+
+    /// <summary>
+    /// The transport kind is chosen once, here, from <c>Transport:Kind</c> (<see cref="TransportChooser"/>): Kestrel's
+    /// sockets with their settings, or this project's loops, which then carry every IP endpoint.
+    /// </summary>
+    private static void UseTransport(WebApplicationBuilder builder, TransportOptions options, TransportSettings sockets)
+    {
+        try
+        {
+            options.Validate();
+        }
+        catch (ArgumentOutOfRangeException exception)
+        {
+            throw new SettingsException($"Configuration '{exception.ParamName}' cannot be {exception.ActualValue}.", exception);
+        }
+
+        TransportChoice choice = TransportChooser.Choose(options.Kind);
+        builder.Services.AddSingleton(options);
+        builder.Services.AddSingleton(choice);
+        builder.WebHost.UseSockets(sockets.ApplyTo);
+        if (choice.Kind != TransportKind.Sockets)
+        {
+            builder.Services.RemoveAll<IConnectionListenerFactory>();
+            builder.Services.AddSingleton<IConnectionListenerFactory>(services =>
+                new LinuxTransportFactory(choice.Kind, options, services.GetRequiredService<ILoggerFactory>(), services.GetService<TimeProvider>()));
+        }
     }
 
     /// <summary>Binds a configuration section; a value of the wrong type (a duration that is not one) is a settings error.</summary>

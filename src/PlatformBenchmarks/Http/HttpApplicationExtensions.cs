@@ -1,4 +1,6 @@
+using Microsoft.AspNetCore.Connections.Features;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
+using PlatformBenchmarks.Transport;
 using Microsoft.Extensions.Logging;
 
 namespace PlatformBenchmarks.Http;
@@ -13,7 +15,13 @@ internal static class HttpApplicationExtensions
         where TApp : struct, IHttpApplication
     {
         ArgumentNullException.ThrowIfNull(listenOptions);
-        listenOptions.Use(_ => connection => new HttpConnection<TApp>(application, connection.Transport, limits, logger).ExecuteAsync());
+        listenOptions.Use(_ => connection => new HttpConnection<TApp>(
+            application,
+            connection.Transport,
+            limits,
+            logger,
+            transportHalfCloses: connection.Features.Get<IConnectionHalfCloseFeature>() is not null,
+            closeRequested: connection.Features.Get<IConnectionLifetimeNotificationFeature>()?.ConnectionClosedRequested ?? default).ExecuteAsync());
         return listenOptions;
     }
 }

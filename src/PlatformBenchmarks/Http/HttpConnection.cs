@@ -25,6 +25,8 @@ internal sealed partial class HttpConnection<TApp>
     private readonly HttpParser _parser;
     private readonly HttpResponse _response;
     private readonly ILogger _logger;
+    private readonly bool _transportHalfCloses;
+    private readonly CancellationToken _closeRequested;
     private TApp _app;
 
     // A request whose head has been parsed and whose body is still arriving. Its head is kept in the parser's
@@ -38,8 +40,12 @@ internal sealed partial class HttpConnection<TApp>
     private bool _timeoutArmed;
     private bool _hasOutput;
 
-    public HttpConnection(TApp app, IDuplexPipe transport, HttpLimits limits, ILogger logger)
+    /// <param name="transportHalfCloses">The transport sends a FIN when the output completes and keeps the input readable.</param>
+    /// <param name="closeRequested">Signalled when the host stops: an idle connection closes at once, a request in flight is answered first.</param>
+    public HttpConnection(TApp app, IDuplexPipe transport, HttpLimits limits, ILogger logger, bool transportHalfCloses = false, CancellationToken closeRequested = default)
     {
+        _transportHalfCloses = transportHalfCloses;
+        _closeRequested = closeRequested;
         _app = app;
         _input = transport.Input;
         _output = transport.Output;
@@ -50,6 +56,9 @@ internal sealed partial class HttpConnection<TApp>
 
     public async Task ExecuteAsync()
     {
+        // The host is stopping: a read waiting for the next request returns at once (canceled) and the connection
+        // closes; one that comes after a request in flight returns canceled once that request is answered.
+        using CancellationTokenRegistration closing = _closeRequested.UnsafeRegister(static s => ((PipeReader)s!).CancelPendingRead(), _input);
         try
         {
             await ProcessRequestsAsync();
@@ -82,7 +91,7 @@ internal sealed partial class HttpConnection<TApp>
                 FlushResult timeoutFlush = await _output.FlushAsync();
                 if (!timeoutFlush.IsCompleted && !timeoutFlush.IsCanceled)
                 {
-                    await LingerAsync();
+                    await LingeringCloseAsync();
                 }
 
                 return;
@@ -145,7 +154,7 @@ internal sealed partial class HttpConnection<TApp>
                 // A peer that stopped sending mid-request gets no answer: there is nothing complete to answer.
                 if (linger && !result.IsCompleted && !result.IsCanceled)
                 {
-                    await LingerAsync();
+                    await LingeringCloseAsync();
                 }
 
                 return;
@@ -264,11 +273,23 @@ internal sealed partial class HttpConnection<TApp>
     /// that gets the reset before reading (one still uploading a body we refused) loses the response we sent. So the
     /// response stays flushed and the input is read and discarded until the client closes, has been silent for
     /// <see cref="HttpLimits.LingerTimeout"/>, or <see cref="HttpLimits.MaxLingerTime"/> has passed.
-    /// RFC 9112 §9.6 describes this close: half-close the sending side first, then keep reading until the client closes.
-    /// The half-close comes last here instead. Kestrel's socket transport disposes the socket once its output completes.
-    /// A flush only hands bytes to the transport's pipe, so a Socket.Shutdown(Send) could overtake the response.
+    /// RFC 9112 §9.6 orders it: the last response, then the FIN (half-close), then reading until the client closes.
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
+    private async Task LingeringCloseAsync()
+    {
+        if (_transportHalfCloses)
+        {
+            // The transport sends what is queued, then the FIN at once, and keeps the input readable.
+            await _output.CompleteAsync();
+        }
+
+        // Otherwise (Kestrel's socket transport) the output stays open until the linger ends: completing it there
+        // shuts both directions and disposes the socket, so the bytes the client is still sending would meet a reset.
+        await LingerAsync();
+    }
+
+    /// <summary>Reads and discards the input until the client closes, is silent for the linger timeout, or the maximum passes.</summary>
     private async Task LingerAsync()
     {
         HttpLimits limits = _parser.Limits;

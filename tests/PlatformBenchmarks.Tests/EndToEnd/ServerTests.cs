@@ -2,7 +2,10 @@ using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.EndToEnd;
 
-/// <summary>The whole server over real loopback sockets: Kestrel's transport, the engine, the router, the endpoints.</summary>
+/// <summary>
+/// The whole server over real loopback sockets: the transport (epoll on Linux by default; <see cref="SocketsServerTests"/>
+/// runs every case again on Kestrel's sockets), the engine, the router, the endpoints.
+/// </summary>
 public class ServerTests(ServerFixture server) : IClassFixture<ServerFixture>
 {
     private const string PlaintextResponse =

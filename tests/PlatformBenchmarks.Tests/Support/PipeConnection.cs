@@ -11,13 +11,13 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
     private readonly Pipe _requests = new();
     private readonly Pipe _responses = new();
 
-    public PipeConnection(TApp app, HttpLimits? limits = null)
+    public PipeConnection(TApp app, HttpLimits? limits = null, bool transportHalfCloses = false, CancellationToken closeRequested = default)
     {
         // Without limits of its own, a test gets a short linger: after a rejection the engine closes 100 ms after the
         // client's last byte rather than the default 2 s. The lingering tests set their own.
         limits ??= new HttpLimits { LingerTimeout = TimeSpan.FromMilliseconds(100) };
-        var connection = new HttpConnection<TApp>(app, new DuplexPipe(_requests.Reader, _responses.Writer), limits, NullLogger.Instance);
-        Completion = Task.Run(connection.ExecuteAsync);
+        var connection = new HttpConnection<TApp>(app, new DuplexPipe(_requests.Reader, _responses.Writer), limits, NullLogger.Instance, transportHalfCloses, closeRequested);
+        Completion = Task.Run(connection.ExecuteAsync, CancellationToken.None);
         Output = _responses.Reader.AsStream();
     }
 

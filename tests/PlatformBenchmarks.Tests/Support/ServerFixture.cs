@@ -21,6 +21,9 @@ public class ServerFixture : IAsyncLifetime
 
     public int Port { get; private set; }
 
+    /// <summary>The running server's services.</summary>
+    public IServiceProvider Services => _app!.Services;
+
     public Uri BaseAddress => new($"http://127.0.0.1:{Port}/");
 
     public async Task InitializeAsync()

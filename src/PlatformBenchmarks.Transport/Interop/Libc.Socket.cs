@@ -1,0 +1,106 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace PlatformBenchmarks.Transport.Interop;
+
+internal static unsafe partial class Libc
+{
+    public const int AF_INET = 2;
+    public const int AF_INET6 = 10;
+    public const int SOCK_STREAM = 1;
+    public const int SOCK_NONBLOCK = 0x800;
+    public const int SOCK_CLOEXEC = 0x80000;
+    public const int SOL_SOCKET = 1;
+    public const int SO_REUSEADDR = 2;
+    public const int SO_LINGER = 13;
+    public const int SO_REUSEPORT = 15;
+    public const int IPPROTO_TCP = 6;
+    public const int TCP_NODELAY = 1;
+    public const int IPPROTO_IPV6 = 41;
+    public const int IPV6_V6ONLY = 26;
+    public const int SHUT_WR = 1;
+    public const int MSG_NOSIGNAL = 0x4000;
+
+    [LibraryImport(Library, EntryPoint = "socket", SetLastError = true)]
+    public static partial int Socket(int domain, int type, int protocol);
+
+    [LibraryImport(Library, EntryPoint = "setsockopt", SetLastError = true)]
+    public static partial int SetSockOpt(int fd, int level, int name, void* value, uint length);
+
+    [LibraryImport(Library, EntryPoint = "bind", SetLastError = true)]
+    public static partial int Bind(int fd, SocketAddress* address, uint length);
+
+    [LibraryImport(Library, EntryPoint = "listen", SetLastError = true)]
+    public static partial int Listen(int fd, int backlog);
+
+    [LibraryImport(Library, EntryPoint = "getsockname", SetLastError = true)]
+    public static partial int GetSockName(int fd, SocketAddress* address, uint* length);
+
+    [LibraryImport(Library, EntryPoint = "accept4", SetLastError = true)]
+    public static partial int Accept4(int fd, SocketAddress* address, uint* length, int flags);
+
+    [LibraryImport(Library, EntryPoint = "recv", SetLastError = true)]
+    public static partial nint Recv(int fd, void* buffer, nuint length, int flags);
+
+    [LibraryImport(Library, EntryPoint = "send", SetLastError = true)]
+    public static partial nint Send(int fd, void* buffer, nuint length, int flags);
+
+    [LibraryImport(Library, EntryPoint = "sendmsg", SetLastError = true)]
+    public static partial nint SendMsg(int fd, MessageHeader* message, int flags);
+
+    [LibraryImport(Library, EntryPoint = "shutdown", SetLastError = true)]
+    public static partial int Shutdown(int fd, int how);
+
+    public static int SetOption(int fd, int level, int name, int value) => SetSockOpt(fd, level, name, &value, sizeof(int));
+
+    /// <summary>Makes the next close(2) send a reset instead of a FIN (SO_LINGER on, timeout 0).</summary>
+    public static void SetResetOnClose(int fd)
+    {
+        Linger linger = new() { OnOff = 1, Seconds = 0 };
+        _ = SetSockOpt(fd, SOL_SOCKET, SO_LINGER, &linger, (uint)sizeof(Linger));
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct Linger
+    {
+        public int OnOff;
+        public int Seconds;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct IoVector
+    {
+        public void* Base;
+        public nuint Length;
+    }
+
+    /// <summary>struct msghdr.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct MessageHeader
+    {
+        public void* Name;
+        public uint NameLength;
+        public IoVector* Vectors;
+        public nuint VectorCount;
+        public void* Control;
+        public nuint ControlLength;
+        public int Flags;
+    }
+
+    /// <summary>Room for a sockaddr_in or a sockaddr_in6 (28 bytes), in network byte order where the kernel wants it.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct SocketAddress
+    {
+        public ushort Family;
+        public ushort Port;
+        public Bytes24 Rest;
+
+        public const uint Size = 28;
+    }
+
+    [InlineArray(24)]
+    public struct Bytes24
+    {
+        private byte _element;
+    }
+}

@@ -1,0 +1,45 @@
+using System.Net;
+using Microsoft.AspNetCore.Connections;
+using Microsoft.Extensions.Logging;
+
+namespace PlatformBenchmarks.Transport;
+
+/// <summary>
+/// Kestrel's entry to this transport: registered as an <see cref="IConnectionListenerFactory"/>, it claims IP endpoints
+/// (the selector) and binds each to a group of loop threads of the configured kind.
+/// </summary>
+public sealed class LinuxTransportFactory : IConnectionListenerFactory, IConnectionListenerFactorySelector
+{
+    private readonly TransportKind _kind;
+    private readonly TransportOptions _options;
+    private readonly ILogger _logger;
+    private readonly TimeProvider _time;
+
+    public LinuxTransportFactory(TransportKind kind, TransportOptions options, ILoggerFactory loggerFactory, TimeProvider? time = null)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(loggerFactory);
+        if (kind is not TransportKind.Epoll)
+        {
+            throw new ArgumentOutOfRangeException(nameof(kind), kind, "This transport runs Epoll.");
+        }
+
+        options.Validate();
+        _kind = kind;
+        _options = options;
+        _logger = loggerFactory.CreateLogger("PlatformBenchmarks.Transport");
+        _time = time ?? TimeProvider.System;
+    }
+
+    public bool CanBind(EndPoint endpoint) => endpoint is IPEndPoint;
+
+    public ValueTask<IConnectionListener> BindAsync(EndPoint endpoint, CancellationToken cancellationToken = default)
+    {
+        if (endpoint is not IPEndPoint ip)
+        {
+            throw new NotSupportedException($"{endpoint} is not an IP endpoint.");
+        }
+
+        return new ValueTask<IConnectionListener>(LinuxConnectionListener.Bind(_kind, ip, _options, _logger, _time));
+    }
+}

@@ -1,0 +1,120 @@
+using System.Buffers;
+using System.Collections.Concurrent;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace PlatformBenchmarks.Transport;
+
+/// <summary>
+/// Fixed-size blocks carved from slabs on the pinned object heap, so a block's address can go to recv(2) or into an
+/// iovec without pinning it per call, and the GC never moves it. Blocks come back through the pipes that rent them
+/// (the reader's AdvanceTo); the pool only grows, by one slab at a time, when none is free. One pool per loop thread:
+/// its connections' pipes rent from it on that thread, so the free list is touched across threads only by returns
+/// from work that finished elsewhere.
+/// </summary>
+internal sealed class PinnedBlockMemoryPool : MemoryPool<byte>
+{
+    /// <summary>4 KiB, as Kestrel's pool: a plaintext or json request and its response each fit in one block.</summary>
+    public const int BlockSize = 4096;
+
+    private const int BlocksPerSlab = 32;
+
+    private readonly ConcurrentQueue<PinnedBlock> _free = new();
+    private readonly List<byte[]> _slabs = [];
+    private readonly Lock _growLock = new();
+
+    public override int MaxBufferSize => BlockSize;
+
+    /// <summary>Slabs allocated so far: the pool's whole footprint is this times 128 KiB.</summary>
+    public int SlabCount
+    {
+        get
+        {
+            lock (_growLock)
+            {
+                return _slabs.Count;
+            }
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public override IMemoryOwner<byte> Rent(int minBufferSize = -1)
+    {
+        if (minBufferSize > BlockSize)
+        {
+            ThrowTooLarge(minBufferSize);
+        }
+
+        return _free.TryDequeue(out PinnedBlock? block) ? block : Grow();
+    }
+
+    internal void Return(PinnedBlock block) => _free.Enqueue(block);
+
+    protected override void Dispose(bool disposing)
+    {
+        // Blocks still rented by live pipes stay valid: their slabs are ordinary (pinned) arrays the GC frees once
+        // nothing refers to them.
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private unsafe PinnedBlock Grow()
+    {
+        byte[] slab = GC.AllocateUninitializedArray<byte>(BlockSize * BlocksPerSlab, pinned: true);
+        byte* start = (byte*)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(slab));
+        lock (_growLock)
+        {
+            _slabs.Add(slab);
+        }
+
+        for (int i = 1; i < BlocksPerSlab; i++)
+        {
+            _free.Enqueue(new PinnedBlock(this, slab, start + (i * BlockSize)));
+        }
+
+        return new PinnedBlock(this, slab, start);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowTooLarge(int size) =>
+        throw new ArgumentOutOfRangeException(nameof(size), size, $"Blocks are {BlockSize} bytes.");
+}
+
+/// <summary>
+/// One block of a pinned slab. A <see cref="MemoryManager{T}"/> so the transport can recover its address from any
+/// <see cref="Memory{T}"/> the pipes hand back (<see cref="MemoryMarshal.TryGetMemoryManager{T, TManager}(ReadOnlyMemory{T}, out TManager?, out int, out int)"/>)
+/// and pass it to the kernel without a pin.
+/// </summary>
+internal sealed unsafe class PinnedBlock : MemoryManager<byte>
+{
+    private readonly PinnedBlockMemoryPool _pool;
+
+    // Keeps the slab (and so this block's memory) alive while the block is in use.
+    private readonly byte[] _slab;
+
+    public PinnedBlock(PinnedBlockMemoryPool pool, byte[] slab, byte* pointer)
+    {
+        _pool = pool;
+        _slab = slab;
+        Pointer = pointer;
+    }
+
+    public byte* Pointer { get; }
+
+    public override Span<byte> GetSpan() => new(Pointer, PinnedBlockMemoryPool.BlockSize);
+
+    // The slab is on the pinned object heap: nothing to pin.
+    public override MemoryHandle Pin(int elementIndex = 0) => new(Pointer + elementIndex);
+
+    public override void Unpin()
+    {
+    }
+
+    protected override bool TryGetArray(out ArraySegment<byte> segment)
+    {
+        segment = new ArraySegment<byte>(_slab, (int)(Pointer - (byte*)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(_slab))), PinnedBlockMemoryPool.BlockSize);
+        return true;
+    }
+
+    // IMemoryOwner<byte>.Dispose: the pipe is done with the block.
+    protected override void Dispose(bool disposing) => _pool.Return(this);
+}

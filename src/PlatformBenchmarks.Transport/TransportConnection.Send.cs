@@ -1,0 +1,105 @@
+using System.Buffers;
+using System.IO.Pipelines;
+using System.Threading.Tasks.Sources;
+using PlatformBenchmarks.Transport.Interop;
+
+namespace PlatformBenchmarks.Transport;
+
+internal sealed partial class TransportConnection : IValueTaskSource<int>
+{
+    private ManualResetValueTaskSourceCore<int> _sendWait;
+    private bool _waitingToSend;
+
+    /// <summary>True while a send waits for room (epoll) or for its completion (io_uring).</summary>
+    internal bool WaitingToSend => _waitingToSend;
+
+    /// <summary>
+    /// The send loop, on the loop thread: everything the application flushed goes out in as few sends as the kind can
+    /// manage (one per flush when the socket has room). When the application completes its output, the FIN follows
+    /// the last byte at once.
+    /// </summary>
+    private async Task SendLoopAsync()
+    {
+        PipeReader output = _output.Reader;
+        bool graceful = true;
+        try
+        {
+            while (true)
+            {
+                ReadResult result = await output.ReadAsync();
+                if (_closed)
+                {
+                    output.AdvanceTo(result.Buffer.End);
+                    graceful = false;
+                    break;
+                }
+
+                ReadOnlySequence<byte> buffer = result.Buffer;
+                while (!buffer.IsEmpty)
+                {
+                    int sent = await _loop.SendAsync(this, buffer);
+                    if (sent < 0 || _closed)
+                    {
+                        if (sent < 0 && sent != -Libc.ECONNABORTED)
+                        {
+                            // Reset or broken pipe: the peer is gone; the application's next flush reports it completed.
+                            TransportLog.ConnectionError(_loop.Logger, ConnectionId, -sent);
+                        }
+
+                        graceful = false;
+                        break;
+                    }
+
+                    buffer = buffer.Slice(sent);
+                }
+
+                output.AdvanceTo(result.Buffer.End);
+                if (!graceful || result.IsCompleted || result.IsCanceled)
+                {
+                    break;
+                }
+            }
+        }
+        catch (Exception ex)
+        {
+            graceful = false;
+            TransportLog.SendFailed(_loop.Logger, ex, ConnectionId);
+        }
+
+        await output.CompleteAsync();
+        if (graceful && !_closed)
+        {
+            // RFC 9112 §9.6: the FIN goes right after the last response; the read side stays open for the linger.
+            _ = Libc.Shutdown(Fd, Libc.SHUT_WR);
+            _outputShutDown = true;
+        }
+
+        _sendDone = true;
+        TryClose();
+    }
+
+    /// <summary>For a kind whose send must wait: an awaitable completed by <see cref="CompleteSendWait"/>.</summary>
+    internal ValueTask<int> WaitToSend()
+    {
+        _sendWait.Reset();
+        _waitingToSend = true;
+        return new ValueTask<int>(this, _sendWait.Version);
+    }
+
+    /// <summary>Ends a wait from <see cref="WaitToSend"/> with bytes sent, 0 (room now: try again) or a negative errno.</summary>
+    internal void CompleteSendWait(int result)
+    {
+        if (_waitingToSend)
+        {
+            _waitingToSend = false;
+            _sendWait.SetResult(result);
+        }
+    }
+
+    int IValueTaskSource<int>.GetResult(short token) => _sendWait.GetResult(token);
+
+    ValueTaskSourceStatus IValueTaskSource<int>.GetStatus(short token) => _sendWait.GetStatus(token);
+
+    void IValueTaskSource<int>.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
+        _sendWait.OnCompleted(continuation, state, token, flags);
+}

@@ -1,0 +1,302 @@
+using System.IO.Pipelines;
+using System.Net;
+using System.Runtime.CompilerServices;
+using Microsoft.AspNetCore.Connections;
+using Microsoft.AspNetCore.Connections.Features;
+using Microsoft.AspNetCore.Http.Features;
+using PlatformBenchmarks.Transport.Interop;
+
+namespace PlatformBenchmarks.Transport;
+
+/// <summary>
+/// One accepted socket, owned by one <see cref="TransportLoop"/> for its whole life, whichever kind of loop that is.
+/// Its state below is touched only on the loop thread; the application reaches it through the pipes (thread-safe) and
+/// through <see cref="Abort(ConnectionAbortedException)"/> and <see cref="DisposeAsync"/>, which post to the loop.
+///
+/// The close order. When the application completes its output, the send loop sends what is queued, then
+/// shutdown(SHUT_WR) at once (the peer sees the FIN right after the last response), while the input stays readable.
+/// The descriptor is closed once the application is done with the connection too (it completed the input, or Kestrel
+/// disposed the connection). An abort closes at once with SO_LINGER 0, so the peer gets a reset.
+/// </summary>
+internal sealed partial class TransportConnection : ConnectionContext,
+    IConnectionIdFeature, IConnectionTransportFeature, IConnectionItemsFeature, IConnectionLifetimeFeature,
+    IConnectionEndPointFeature, IConnectionHalfCloseFeature
+{
+    private static long s_lastId;
+
+    private readonly TransportLoop _loop;
+    private readonly Pipe _input;
+    private readonly Pipe _output;
+    private readonly FeatureCollection _features = new();
+    private readonly CancellationTokenSource _closedSource = new();
+    private readonly TaskCompletionSource _closedTask = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly Action _resumeReceiving;
+    private string? _id;
+    private IDictionary<object, object?>? _items;
+
+    // Loop-thread state.
+    private ValueTask<FlushResult> _pausedFlush;
+    private bool _inputCompleted;
+    private bool _readerCompleted;
+    private bool _sendDone;
+    private bool _disposeRequested;
+    private bool _closed;
+    private volatile bool _outputShutDown;
+
+    public TransportConnection(TransportLoop loop, int fd, IPEndPoint? remote, EndPoint? local)
+    {
+        _loop = loop;
+        Fd = fd;
+        RemoteEndPoint = remote;
+        LocalEndPoint = local;
+        _input = new Pipe(loop.InputOptions);
+        _output = new Pipe(loop.OutputOptions);
+        Transport = new DuplexPipe(_input.Reader, _output.Writer);
+        _resumeReceiving = ResumeReceiving;
+        ConnectionClosed = _closedSource.Token;
+        _features.Set<IConnectionIdFeature>(this);
+        _features.Set<IConnectionTransportFeature>(this);
+        _features.Set<IConnectionItemsFeature>(this);
+        _features.Set<IConnectionLifetimeFeature>(this);
+        _features.Set<IConnectionEndPointFeature>(this);
+        _features.Set<IConnectionHalfCloseFeature>(this);
+    }
+
+    /// <summary>The socket; -1 once closed. Loop thread only.</summary>
+    internal int Fd { get; private set; }
+
+    internal TransportLoop Loop => _loop;
+
+    /// <summary>Whether the kind should be receiving for this connection (false while back-pressured, after EOF, once closed).</summary>
+    internal bool WantsReceive { get; private set; }
+
+    internal bool IsClosed => _closed;
+
+    /// <summary>State the loop kind keeps per connection (epoll: the registered interest). Loop thread only.</summary>
+    internal uint KindState { get; set; }
+
+    public override string ConnectionId
+    {
+        get => _id ??= Interlocked.Increment(ref s_lastId).ToString("x", System.Globalization.CultureInfo.InvariantCulture);
+        set => _id = value;
+    }
+
+    public override IFeatureCollection Features => _features;
+
+    public override IDictionary<object, object?> Items
+    {
+        get => _items ??= new Dictionary<object, object?>();
+        set => _items = value;
+    }
+
+    public override IDuplexPipe Transport { get; set; }
+
+    public bool IsOutputShutDown => _outputShutDown;
+
+    /// <summary>On the loop, once accepted: start receiving and start the send loop.</summary>
+    internal void Start()
+    {
+        WantsReceive = true;
+        _loop.ReceiveChanged(this);
+        _ = SendLoopAsync();
+    }
+
+    /// <summary>Where the kind receives into: at least half a block of the input pipe's pinned memory.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal Memory<byte> GetReceiveMemory() => _input.Writer.GetMemory(PinnedBlockMemoryPool.BlockSize / 2);
+
+    /// <summary>
+    /// The kind received: <paramref name="result"/> bytes into <see cref="GetReceiveMemory"/>, 0 for end of stream, or a
+    /// negative errno. Returns whether to keep receiving now (false when the application's input is full, is gone, or
+    /// the stream ended). The flush may run the application inline, which may even close the connection.
+    /// </summary>
+    internal bool OnReceived(int result)
+    {
+        if (result > 0)
+        {
+            _input.Writer.Advance(result);
+            ValueTask<FlushResult> flush = _input.Writer.FlushAsync();
+            if (!flush.IsCompletedSuccessfully)
+            {
+                PauseReceiving(flush);
+                return false;
+            }
+
+            if (flush.Result.IsCompleted)
+            {
+                ReaderCompleted();
+                return false;
+            }
+
+            return WantsReceive;
+        }
+
+        if (result == 0)
+        {
+            // The peer half-closed: the application reads to the end of what it sent, and may still answer.
+            CompleteInput(null);
+        }
+        else
+        {
+            TransportLog.ConnectionError(_loop.Logger, ConnectionId, -result);
+            CompleteInput(new ConnectionResetException($"The connection was reset (errno {-result})."));
+        }
+
+        return false;
+    }
+
+    /// <summary>
+    /// The application's input is over its pause threshold: stop receiving (the peer's window fills, so it stops
+    /// sending) until the application has consumed down to the resume threshold.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void PauseReceiving(ValueTask<FlushResult> flush)
+    {
+        WantsReceive = false;
+        _loop.ReceiveChanged(this);
+        _pausedFlush = flush;
+        flush.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_resumeReceiving);
+    }
+
+    // The input pipe's writer scheduler is the loop: this runs there.
+    private void ResumeReceiving()
+    {
+        bool completed;
+        try
+        {
+            completed = _pausedFlush.Result.IsCompleted;
+        }
+        catch (InvalidOperationException)
+        {
+            completed = true;
+        }
+
+        _pausedFlush = default;
+        if (_closed || _inputCompleted)
+        {
+            return;
+        }
+
+        if (completed)
+        {
+            ReaderCompleted();
+            return;
+        }
+
+        WantsReceive = true;
+        _loop.ReceiveChanged(this);
+    }
+
+    private void ReaderCompleted()
+    {
+        // The application will read no more: stop receiving, and close once the sending side is done too.
+        _readerCompleted = true;
+        CompleteInput(null);
+        TryClose();
+    }
+
+    private void CompleteInput(Exception? error)
+    {
+        if (_inputCompleted)
+        {
+            return;
+        }
+
+        _inputCompleted = true;
+        if (WantsReceive)
+        {
+            WantsReceive = false;
+            _loop.ReceiveChanged(this);
+        }
+
+        _input.Writer.Complete(error);
+    }
+
+    public override void Abort(ConnectionAbortedException abortReason)
+    {
+        _loop.Schedule(static s =>
+        {
+            var (connection, reason) = ((TransportConnection, ConnectionAbortedException))s!;
+            connection.Close(reason);
+        }, (this, abortReason));
+    }
+
+    public override void Abort() => Abort(new ConnectionAbortedException("The connection was aborted by the application."));
+
+    /// <summary>
+    /// The application is done with the connection: whatever it left in the output is sent, then the FIN, then the
+    /// socket is closed. Completes once it is.
+    /// </summary>
+    public override async ValueTask DisposeAsync()
+    {
+        // Completing the pipes' application ends is idempotent, and the send loop learns of the output's end from it.
+        await _input.Reader.CompleteAsync();
+        await _output.Writer.CompleteAsync();
+        _loop.Schedule(static s =>
+        {
+            var connection = (TransportConnection)s!;
+            connection._disposeRequested = true;
+            connection.TryClose();
+        }, this);
+        if (!_closedTask.Task.IsCompleted)
+        {
+            try
+            {
+                await _closedTask.Task.WaitAsync(_loop.Listener.Options.DrainTimeout, _loop.Time);
+            }
+            catch (TimeoutException)
+            {
+                Abort(new ConnectionAbortedException("The peer did not take the rest of the output in time."));
+                await _closedTask.Task;
+            }
+        }
+
+        await base.DisposeAsync();
+    }
+
+    /// <summary>On the loop: closes gracefully once everything was sent and the application is done reading.</summary>
+    private void TryClose()
+    {
+        if (!_closed && _sendDone && (_disposeRequested || _readerCompleted))
+        {
+            Close(null);
+        }
+    }
+
+    /// <summary>On the loop: closes the socket; with a reason, it is an abort and the peer gets a reset.</summary>
+    private void Close(ConnectionAbortedException? abort)
+    {
+        if (_closed)
+        {
+            return;
+        }
+
+        _loop.Forget(this);
+        if (abort is not null)
+        {
+            Libc.SetResetOnClose(Fd);
+        }
+
+        _ = Libc.Close(Fd);
+        _closed = true;
+        Fd = -1;
+        WantsReceive = false;
+        CompleteInput(abort);
+        if (!_sendDone)
+        {
+            // Wakes the send loop wherever it waits: for the application's output, or for room to send.
+            CompleteSendWait(-Libc.ECONNABORTED);
+            _output.Reader.CancelPendingRead();
+        }
+
+        ThreadPool.UnsafeQueueUserWorkItem(static s => ((CancellationTokenSource)s!).Cancel(), _closedSource, preferLocal: false);
+        _closedTask.TrySetResult();
+    }
+
+    private sealed class DuplexPipe(PipeReader input, PipeWriter output) : IDuplexPipe
+    {
+        public PipeReader Input { get; } = input;
+
+        public PipeWriter Output { get; } = output;
+    }
+}

@@ -1,0 +1,140 @@
+using System.IO.Pipelines;
+using System.Net.Sockets;
+using Microsoft.AspNetCore.Connections;
+using PlatformBenchmarks.Transport.Tests.Support;
+
+namespace PlatformBenchmarks.Transport.Tests;
+
+/// <summary>How connections end: half-closes in both directions, resets, aborts.</summary>
+public class CloseTests
+{
+    [Fact]
+    public async Task APeerThatHalfClosesStillGetsItsWholeEchoThenTheServersFin()
+    {
+        await using TestServer server = await TestServer.StartEchoAsync();
+        using Socket client = await server.ConnectAsync();
+        byte[] payload = SocketExtensions.Pattern(300_000);
+
+        Task<byte[]> echo = client.ReceiveToEndAsync();
+        await client.SendAllAsync(payload);
+        client.Shutdown(SocketShutdown.Send);
+
+        Assert.Equal(payload, await echo);
+    }
+
+    [Fact]
+    public async Task TheServersHalfCloseReachesTheClientWhileTheClientCanStillSend()
+    {
+        // The application answers, completes its output, and goes on reading: the client sees the answer and EOF at
+        // once, and what it sends afterwards still reaches the application (no reset).
+        var lateBytes = new TaskCompletionSource<long>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var featurePresent = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using TestServer server = await TestServer.StartAsync(async connection =>
+        {
+            var halfClose = connection.Features.Get<IConnectionHalfCloseFeature>();
+            featurePresent.TrySetResult(halfClose is not null);
+            PipeReader input = connection.Transport.Input;
+            ReadResult first = await input.ReadAsync();
+            input.AdvanceTo(first.Buffer.End);
+            await connection.Transport.Output.WriteAsync("bye"u8.ToArray());
+            await connection.Transport.Output.CompleteAsync();
+
+            long late = 0;
+            while (true)
+            {
+                ReadResult result = await input.ReadAsync();
+                late += result.Buffer.Length;
+                input.AdvanceTo(result.Buffer.End);
+                if (result.IsCompleted)
+                {
+                    break;
+                }
+            }
+
+            await input.CompleteAsync();
+            lateBytes.TrySetResult(late);
+        });
+
+        using Socket client = await server.ConnectAsync();
+        await client.SendAllAsync("hello"u8.ToArray());
+        Assert.Equal("bye"u8.ToArray(), await client.ReceiveToEndAsync());
+        Assert.True(await featurePresent.Task);
+
+        await client.SendAllAsync(new byte[10_000]);
+        client.Shutdown(SocketShutdown.Send);
+        Assert.Equal(10_000, await lateBytes.Task.WaitAsync(SocketExtensions.Patience));
+    }
+
+    [Fact]
+    public async Task APeerThatResetsMidSendEndsOnlyItsOwnConnection()
+    {
+        var ended = new TaskCompletionSource<Exception?>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var received = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using TestServer server = await TestServer.StartAsync(async connection =>
+        {
+            try
+            {
+                while (true)
+                {
+                    ReadResult result = await connection.Transport.Input.ReadAsync();
+                    received.TrySetResult();
+                    connection.Transport.Input.AdvanceTo(result.Buffer.End);
+                    if (result.IsCompleted)
+                    {
+                        ended.TrySetResult(null);
+                        return;
+                    }
+                }
+            }
+            catch (ConnectionResetException ex)
+            {
+                ended.TrySetResult(ex);
+            }
+        });
+
+        using (Socket client = await server.ConnectAsync())
+        {
+            await client.SendAllAsync(new byte[100_000]);
+            await received.Task.WaitAsync(SocketExtensions.Patience);
+            client.LingerState = new LingerOption(true, 0);
+            client.Close();
+        }
+
+        // The reset surfaces as the transport's reset exception (or, if the kernel reported it as an end, an end).
+        Exception? error = await ended.Task.WaitAsync(SocketExtensions.Patience);
+        Assert.True(error is null or ConnectionResetException);
+        await server.ConnectionsDoneAsync();
+        Assert.Equal(0, server.ConnectionCount);
+    }
+
+    [Fact]
+    public async Task AnAbortResetsTheConnection()
+    {
+        await using TestServer server = await TestServer.StartAsync(async connection =>
+        {
+            ReadResult result = await connection.Transport.Input.ReadAsync();
+            connection.Transport.Input.AdvanceTo(result.Buffer.End);
+            connection.Abort();
+        });
+
+        using Socket client = await server.ConnectAsync();
+        await client.SendAllAsync("x"u8.ToArray());
+        SocketException reset = await Assert.ThrowsAsync<SocketException>(() => client.ReceiveToEndAsync());
+        Assert.Equal(SocketError.ConnectionReset, reset.SocketErrorCode);
+    }
+
+    [Fact]
+    public async Task AfterAResetTheServerStillServesNewConnections()
+    {
+        await using TestServer server = await TestServer.StartEchoAsync();
+        using (Socket doomed = await server.ConnectAsync())
+        {
+            await doomed.SendAllAsync(new byte[50_000]);
+            doomed.LingerState = new LingerOption(true, 0);
+        }
+
+        using Socket client = await server.ConnectAsync();
+        await client.SendAllAsync("again"u8.ToArray());
+        Assert.Equal("again"u8.ToArray(), await client.ReceiveExactlyAsync(5));
+    }
+}
