@@ -6,6 +6,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends clang zlib1g-de
 WORKDIR /source
 COPY Directory.Build.props Directory.Packages.props .editorconfig ./
 COPY src/PlatformBenchmarks/ src/PlatformBenchmarks/
+COPY src/PlatformBenchmarks.Transport/ src/PlatformBenchmarks.Transport/
 RUN dotnet publish src/PlatformBenchmarks/PlatformBenchmarks.csproj -c Release -p:PublishAot=true -o /app
 
 # runtime-deps: the native libraries a self-contained executable needs, without the .NET runtime itself.

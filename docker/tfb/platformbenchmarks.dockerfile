@@ -8,6 +8,7 @@ WORKDIR /source
 # moves between feature bands; the image tag is the pin inside Docker.
 COPY Directory.Build.props Directory.Packages.props .editorconfig ./
 COPY src/PlatformBenchmarks/ src/PlatformBenchmarks/
+COPY src/PlatformBenchmarks.Transport/ src/PlatformBenchmarks.Transport/
 RUN dotnet publish src/PlatformBenchmarks/PlatformBenchmarks.csproj -c Release -o /app
 
 FROM mcr.microsoft.com/dotnet/aspnet:10.0 AS runtime
