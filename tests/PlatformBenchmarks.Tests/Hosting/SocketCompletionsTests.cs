@@ -51,6 +51,9 @@ public class SocketCompletionsTests
         start.ArgumentList.Add(Path.Combine(AppContext.BaseDirectory, "PlatformBenchmarks.dll"));
         start.ArgumentList.Add("--urls");
         start.ArgumentList.Add($"http://127.0.0.1:{port}");
+        // Kestrel's socket transport: only there do the runtime's socket threads serve the connections.
+        start.ArgumentList.Add("--Transport:Kind");
+        start.ArgumentList.Add("Sockets");
         // No database: a refused port answers at once, and plaintext never needs one.
         start.ArgumentList.Add("--ConnectionString");
         start.ArgumentList.Add("Host=127.0.0.1;Port=1;Timeout=1");
