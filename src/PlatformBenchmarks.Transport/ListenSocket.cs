@@ -100,6 +100,7 @@ internal static unsafe class ListenSocket
         return errno switch
         {
             98 => new Microsoft.AspNetCore.Connections.AddressInUseException("Address already in use."),
+            13 => new SocketException((int)SocketError.AccessDenied),
             97 => new SocketException((int)SocketError.AddressFamilyNotSupported),
             _ => new SocketException((int)SocketError.SocketError, $"Listening socket: errno {errno}."),
         };

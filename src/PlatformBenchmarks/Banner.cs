@@ -4,6 +4,7 @@ using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.Extensions.Options;
 
 namespace PlatformBenchmarks;
 
@@ -13,7 +14,7 @@ internal static class Banner
     public static void Print(WebApplication app, Data.DatabaseStatus database, Data.DatabaseStatus cache)
     {
         string version = typeof(Banner).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion ?? "unknown";
-        var transport = app.Services.GetRequiredService<TransportSettings>();
+        TransportSettings transport = app.Services.GetRequiredService<IOptions<TransportSettings>>().Value;
         ICollection<string> addresses = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()?.Addresses ?? [];
 
         var text = new System.Text.StringBuilder();
@@ -24,7 +25,7 @@ internal static class Banner
         var choice = app.Services.GetRequiredService<Transport.TransportChoice>();
         text.AppendLine(choice.Kind == Transport.TransportKind.Sockets
             ? string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  sockets ({choice.Reason}), wait for data {transport.WaitForDataBeforeAllocatingBuffer}, inline scheduling {transport.UnsafePreferInlineScheduling}, I/O queues {(transport.IOQueueCount > 0 ? transport.IOQueueCount : Math.Min(Environment.ProcessorCount, 16))}")
-            : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  {choice.Kind.ToString().ToLowerInvariant()} ({choice.Reason}), {app.Services.GetRequiredService<Transport.TransportOptions>().EffectiveThreadCount} loop threads"));
+            : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  {choice.Kind.ToString().ToLowerInvariant()} ({choice.Reason}), {app.Services.GetRequiredService<IOptions<Transport.TransportOptions>>().Value.EffectiveThreadCount} loop threads"));
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Sockets:    completions {Hosting.SocketCompletions.Description}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Listening:  {string.Join(", ", addresses)}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Routes:     {string.Join(" ", Router.RouteList)}");

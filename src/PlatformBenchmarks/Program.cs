@@ -2,6 +2,7 @@ using System.Net;
 using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
 using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Options;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Hosting;
@@ -34,7 +35,11 @@ internal static class Program
 
         await using (app.ConfigureAwait(false))
         {
-            await app.StartAsync();
+            if (await StartupFailure.TryStartAsync(app) is { } failure)
+            {
+                await Console.Error.WriteLineAsync($"PlatformBenchmarks: {failure}");
+                return SettingsExitCode;
+            }
 
             // The server already answers; the database may be down, in which case the banner says so and the
             // database routes answer 503 until it is back.
@@ -48,8 +53,10 @@ internal static class Program
     }
 
     /// <summary>
-    /// The host: Kestrel with its socket transport, whose endpoints all hand their connections to this project's
-    /// HTTP engine. Configuration comes from appsettings.json, environment variables and the command line.
+    /// The host: Kestrel with the transport <c>Transport:Kind</c> chooses, whose endpoints all hand their connections to
+    /// this project's HTTP engine. Configuration comes from appsettings.json, environment variables and the command
+    /// line, through the options pattern (<see cref="ServerSettings"/>); a value the server cannot run with throws
+    /// <see cref="SettingsException"/> here, before any socket is opened.
     /// </summary>
     public static WebApplication BuildApplication(string[] args)
     {
@@ -60,73 +67,52 @@ internal static class Program
         });
 
         ConfigurationManager configuration = builder.Configuration;
-        builder.WebHost.UseUrls(configuration["urls"] ?? DefaultUrls);
+        builder.WebHost.UseUrls(ServerSettings.CheckUrls(configuration["urls"] ?? DefaultUrls));
+        builder.Services.AddServerSettings(configuration);
+        // Main prints a failed start (a port in use, say) as one line; the host's own report of it is a stack trace.
+        builder.Logging.AddFilter("Microsoft.Extensions.Hosting.Internal.Host", LogLevel.Critical);
+        UseTransport(builder);
 
-        var transport = Bind(() => configuration.GetSection("Transport").Get<TransportSettings>()) ?? new TransportSettings();
-        builder.Services.AddSingleton(transport);
-        UseTransport(builder, Bind(() => configuration.GetSection("Transport").Get<TransportOptions>()) ?? new TransportOptions(), transport);
-
-        var limits = Bind(() => configuration.GetSection("Http").Get<HttpLimits>()) ?? new HttpLimits();
-        limits.Validate();
-        builder.Services.AddSingleton(limits);
-
-        var database = new Database(DatabaseOptions.FromConfiguration(configuration));
-        var cache = new WorldCache(database);
-        // Factories, so the host disposes them (the data source's connections, the cache) when it stops.
-        builder.Services.AddSingleton(_ => database);
-        builder.Services.AddSingleton(_ => cache);
+        builder.Services.AddSingleton(services => new DateHeader(services.GetRequiredService<TimeProvider>()));
+        builder.Services.AddSingleton(services => new HttpServerContext(
+            services.GetRequiredService<IOptions<HttpLimits>>().Value,
+            services.GetRequiredService<TimeProvider>(),
+            services.GetRequiredService<DateHeader>(),
+            services.GetRequiredService<ILoggerFactory>().CreateLogger("PlatformBenchmarks.Http")));
+        // The host disposes these when it stops (the data source's connections, the cache, the Date timer).
+        builder.Services.AddSingleton(services => new Database(
+            services.GetRequiredService<IOptions<DatabaseOptions>>().Value, services.GetRequiredService<TimeProvider>()));
+        builder.Services.AddSingleton(services => new WorldCache(services.GetRequiredService<Database>()));
 
         builder.WebHost.ConfigureKestrel(options =>
         {
             options.AddServerHeader = false;
-            ILogger engineLogger = options.ApplicationServices.GetRequiredService<ILoggerFactory>().CreateLogger("PlatformBenchmarks.Http");
-            var router = new Router(database, cache);
-            options.ConfigureEndpointDefaults(listen => listen.UseHttpApplication(router, limits, engineLogger));
+            IServiceProvider services = options.ApplicationServices;
+            var router = new Router(services.GetRequiredService<Database>(), services.GetRequiredService<WorldCache>());
+            var context = services.GetRequiredService<HttpServerContext>();
+            options.ConfigureEndpointDefaults(listen => listen.UseHttpApplication(router, context));
         });
 
-        DateHeader.Start();
-        return builder.Build();
+        return ServerSettings.BuildValidated(builder);
     }
 
     /// <summary>
-    /// The transport kind is chosen once, here, from <c>Transport:Kind</c> (<see cref="TransportChooser"/>): Kestrel's
-    /// sockets with their settings, or this project's loops, which then carry every IP endpoint.
+    /// The transport kind is chosen once, when the host starts, from <c>Transport:Kind</c> (<see cref="TransportChooser"/>):
+    /// Kestrel's sockets with their settings, or this project's loops, which then carry every IP endpoint.
     /// </summary>
-    private static void UseTransport(WebApplicationBuilder builder, TransportOptions options, TransportSettings sockets)
+    private static void UseTransport(WebApplicationBuilder builder)
     {
-        try
+        builder.Services.AddSingleton(services => TransportChooser.Choose(services.GetRequiredService<IOptions<TransportOptions>>().Value.Kind));
+        builder.WebHost.UseSockets();
+        builder.Services.AddOptions<SocketTransportOptions>().Configure<IOptions<TransportSettings>>((options, settings) => settings.Value.ApplyTo(options));
+        builder.Services.RemoveAll<IConnectionListenerFactory>();
+        builder.Services.AddSingleton<IConnectionListenerFactory>(services =>
         {
-            options.Validate();
-        }
-        catch (ArgumentOutOfRangeException exception)
-        {
-            throw new SettingsException($"Configuration '{exception.ParamName}' cannot be {exception.ActualValue}.", exception);
-        }
-
-        TransportChoice choice = TransportChooser.Choose(options.Kind);
-        builder.Services.AddSingleton(options);
-        builder.Services.AddSingleton(choice);
-        builder.WebHost.UseSockets(sockets.ApplyTo);
-        if (choice.Kind != TransportKind.Sockets)
-        {
-            builder.Services.RemoveAll<IConnectionListenerFactory>();
-            builder.Services.AddSingleton<IConnectionListenerFactory>(services =>
-                new LinuxTransportFactory(choice.Kind, options, services.GetRequiredService<ILoggerFactory>(), services.GetService<TimeProvider>()));
-        }
-    }
-
-    /// <summary>Binds a configuration section; a value of the wrong type (a duration that is not one) is a settings error.</summary>
-    private static T? Bind<T>(Func<T?> bind)
-        where T : class
-    {
-        try
-        {
-            return bind();
-        }
-        catch (InvalidOperationException exception)
-        {
-            throw new SettingsException(exception.Message, exception);
-        }
+            TransportChoice choice = services.GetRequiredService<TransportChoice>();
+            return choice.Kind == TransportKind.Sockets
+                ? new SocketTransportFactory(services.GetRequiredService<IOptions<SocketTransportOptions>>(), services.GetRequiredService<ILoggerFactory>())
+                : new LinuxTransportFactory(choice.Kind, services.GetRequiredService<IOptions<TransportOptions>>().Value, services.GetRequiredService<ILoggerFactory>(), services.GetRequiredService<TimeProvider>());
+        });
     }
 }
 

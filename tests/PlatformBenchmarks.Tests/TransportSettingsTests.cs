@@ -28,6 +28,6 @@ public class TransportSettingsTests
 
         Assert.Equal(expected, app.Services.GetRequiredService<TransportChoice>().Kind);
         Assert.Equal(expected == TransportKind.Epoll, app.Services.GetServices<Microsoft.AspNetCore.Connections.IConnectionListenerFactory>().Single() is LinuxTransportFactory);
-        Assert.Equal(3, app.Services.GetRequiredService<TransportOptions>().EffectiveThreadCount);
+        Assert.Equal(3, app.Services.GetRequiredService<Microsoft.Extensions.Options.IOptions<TransportOptions>>().Value.EffectiveThreadCount);
     }
 }

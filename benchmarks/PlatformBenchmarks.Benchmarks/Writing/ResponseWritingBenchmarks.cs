@@ -15,7 +15,7 @@ namespace PlatformBenchmarks.Benchmarks.Writing;
 /// </summary>
 [MemoryDiagnoser]
 [BenchmarkCategory(Categories.Writing)]
-public class ResponseWritingBenchmarks
+public class ResponseWritingBenchmarks : IDisposable
 {
     private readonly ReusedBufferPipeWriter _sink = new();
     private readonly Pipe _pipe = new(new PipeOptions(
@@ -24,6 +24,7 @@ public class ResponseWritingBenchmarks
         useSynchronizationContext: false));
 
     private readonly byte[] _dateCopy = new byte[64];
+    private readonly DateHeader _date = new(TimeProvider.System);
     private HttpResponse _sinkResponse = null!;
     private HttpResponse _pipeResponse = null!;
 
@@ -31,9 +32,9 @@ public class ResponseWritingBenchmarks
     public void Setup()
     {
         RequestHead head = Responses.KeepAliveGet();
-        _sinkResponse = new HttpResponse(_sink);
+        _sinkResponse = new HttpResponse(_sink, _date);
         _sinkResponse.Reset(in head);
-        _pipeResponse = new HttpResponse(_pipe.Writer);
+        _pipeResponse = new HttpResponse(_pipe.Writer, _date);
         _pipeResponse.Reset(in head);
 
         PlaintextResponse();
@@ -108,9 +109,15 @@ public class ResponseWritingBenchmarks
     [Benchmark]
     public int DateHeaderCopy()
     {
-        ReadOnlySpan<byte> date = DateHeader.Value;
+        ReadOnlySpan<byte> date = _date.Value;
         date.CopyTo(_dateCopy);
         return date.Length;
+    }
+
+    public void Dispose()
+    {
+        _date.Dispose();
+        GC.SuppressFinalize(this);
     }
 }
 

@@ -1,5 +1,3 @@
-using System.Diagnostics;
-
 namespace PlatformBenchmarks.Data;
 
 /// <summary>
@@ -10,16 +8,19 @@ namespace PlatformBenchmarks.Data;
 /// </summary>
 internal sealed class CircuitBreaker
 {
+    private readonly TimeProvider _time;
     private readonly long _openTicks;
 
-    // Stopwatch timestamp until which calls fail fast; 0 while closed. The hot path is one volatile read of it.
+    // Timestamp (of the TimeProvider) until which calls fail fast; 0 while closed. The hot path is one volatile read of it.
     private long _openUntil;
     private string _reason = "";
 
-    public CircuitBreaker(TimeSpan openPeriod)
+    public CircuitBreaker(TimeSpan openPeriod, TimeProvider time)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(openPeriod, TimeSpan.Zero);
-        _openTicks = Math.Max(1, (long)(openPeriod.TotalSeconds * Stopwatch.Frequency));
+        ArgumentNullException.ThrowIfNull(time);
+        _time = time;
+        _openTicks = Math.Max(1, (long)(openPeriod.TotalSeconds * time.TimestampFrequency));
     }
 
     public bool IsOpen => Volatile.Read(ref _openUntil) != 0;
@@ -36,7 +37,7 @@ internal sealed class CircuitBreaker
             return false;
         }
 
-        var now = Stopwatch.GetTimestamp();
+        var now = _time.GetTimestamp();
         // Only the caller that moves the deadline forward becomes the probe; everyone else keeps failing fast.
         if (now < until || Interlocked.CompareExchange(ref _openUntil, now + _openTicks, until) != until)
         {
@@ -59,7 +60,7 @@ internal sealed class CircuitBreaker
     public bool Tripped(string reason)
     {
         _reason = reason;
-        var wasClosed = Interlocked.Exchange(ref _openUntil, Stopwatch.GetTimestamp() + _openTicks) == 0;
+        var wasClosed = Interlocked.Exchange(ref _openUntil, _time.GetTimestamp() + _openTicks) == 0;
         return wasClosed;
     }
 }

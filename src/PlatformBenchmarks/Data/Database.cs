@@ -28,13 +28,14 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     private readonly ReusePool<NpgsqlCommand> _fortuneCommands;
     private readonly ReusePool<NpgsqlCommand>?[] _updateCommands = new ReusePool<NpgsqlCommand>?[QueryCount.Max + 1];
 
-    public Database(DatabaseOptions options)
+    /// <param name="time">The clock of the circuit breaker; the system's when not given.</param>
+    public Database(DatabaseOptions options, TimeProvider? time = null)
     {
         ArgumentNullException.ThrowIfNull(options);
         var settings = options.CreateConnectionStringBuilder();
         // The slim builder carries only the basic type mappings (int4, text) we use, which trims start-up and the AOT image.
         _dataSource = new NpgsqlSlimDataSourceBuilder(settings.ConnectionString).Build();
-        _breaker = new CircuitBreaker(options.FailFastPeriod);
+        _breaker = new CircuitBreaker(options.FailFastPeriod, time ?? TimeProvider.System);
         _multiplexing = settings.Multiplexing;
         _pipelineReads = options.PipelineReads;
         _worldCommands = CreateDataSourceCommands(WorldSql, 1);

@@ -1,12 +1,12 @@
 using System.Data.Common;
-using System.Globalization;
-using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.Options;
 using Npgsql;
 
 namespace PlatformBenchmarks.Data;
 
 /// <summary>
-/// How to reach PostgreSQL and how to drive it. Everything is chosen at start-up from configuration:
+/// How to reach PostgreSQL and how to drive it, bound at start-up from configuration (options pattern, checked by
+/// <see cref="DatabaseOptionsValidator"/>):
 /// <list type="bullet">
 /// <item><c>ConnectionString</c> (also the environment variable of that name): an Npgsql connection string; defaults to TFB's
 /// <c>tfb-database</c>. The tuning keywords below are added only when the string does not set them itself.</item>
@@ -32,31 +32,21 @@ internal sealed class DatabaseOptions
     /// <summary>Planner settings for our sessions; see <see cref="CreateConnectionStringBuilder"/> for why.</summary>
     public const string SessionOptions = "-c enable_hashjoin=off -c enable_mergejoin=off";
 
-    public string ConnectionString { get; init; } = TfbConnectionString;
+    /// <summary>The root <c>ConnectionString</c> key (not in the <c>Database</c> section, as TFB entries name it).</summary>
+    public string ConnectionString { get; set; } = TfbConnectionString;
 
     /// <summary>null: the connection string's keyword if present, else on.</summary>
-    public bool? Multiplexing { get; init; }
+    public bool? Multiplexing { get; set; }
 
     /// <summary>null: the connection string's keyword if present, else a default for the mode.</summary>
-    public int? MaxPoolSize { get; init; }
+    public int? MaxPoolSize { get; set; }
 
-    public bool PipelineReads { get; init; } = true;
+    public bool PipelineReads { get; set; } = true;
 
-    public TimeSpan FailFastPeriod { get; init; } = TimeSpan.FromSeconds(1);
+    /// <summary>How long calls fail at once after the database proved unreachable (the circuit breaker's open period).</summary>
+    public int FailFastMilliseconds { get; set; } = 1000;
 
-    public static DatabaseOptions FromConfiguration(IConfiguration configuration)
-    {
-        ArgumentNullException.ThrowIfNull(configuration);
-        var connectionString = configuration["ConnectionString"];
-        return new DatabaseOptions
-        {
-            ConnectionString = string.IsNullOrWhiteSpace(connectionString) ? TfbConnectionString : connectionString,
-            Multiplexing = ReadBoolean(configuration, "Database:Multiplexing"),
-            MaxPoolSize = ReadInt32(configuration, "Database:MaxPoolSize", 1, 10_000),
-            PipelineReads = ReadBoolean(configuration, "Database:PipelineReads") ?? true,
-            FailFastPeriod = TimeSpan.FromMilliseconds(ReadInt32(configuration, "Database:FailFastMilliseconds", 0, 60_000) ?? 1000),
-        };
-    }
+    public TimeSpan FailFastPeriod => TimeSpan.FromMilliseconds(FailFastMilliseconds);
 
     /// <summary>The final Npgsql settings: the connection string plus our defaults for every keyword it leaves out.</summary>
     public NpgsqlConnectionStringBuilder CreateConnectionStringBuilder()
@@ -137,30 +127,25 @@ internal sealed class DatabaseOptions
 
         return keywords;
     }
+}
 
-    private static bool? ReadBoolean(IConfiguration configuration, string key)
+/// <summary>Refuses database settings the server cannot run with, naming the key.</summary>
+internal sealed class DatabaseOptionsValidator : IValidateOptions<DatabaseOptions>
+{
+    public ValidateOptionsResult Validate(string? name, DatabaseOptions options)
     {
-        var value = configuration[key];
-        if (string.IsNullOrWhiteSpace(value))
+        ArgumentNullException.ThrowIfNull(options);
+        var failures = new List<string>();
+        if (options.MaxPoolSize is < 1 or > 10_000)
         {
-            return null;
+            failures.Add($"Configuration 'Database:MaxPoolSize' must be an integer in 1..10000, not {options.MaxPoolSize}.");
         }
 
-        return bool.TryParse(value.Trim(), out var result)
-            ? result
-            : throw new SettingsException($"Configuration '{key}' must be true or false, not '{value}'.");
-    }
-
-    private static int? ReadInt32(IConfiguration configuration, string key, int min, int max)
-    {
-        var value = configuration[key];
-        if (string.IsNullOrWhiteSpace(value))
+        if (options.FailFastMilliseconds is < 0 or > 60_000)
         {
-            return null;
+            failures.Add($"Configuration 'Database:FailFastMilliseconds' must be an integer in 0..60000, not {options.FailFastMilliseconds}.");
         }
 
-        return int.TryParse(value.Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture, out var result) && result >= min && result <= max
-            ? result
-            : throw new SettingsException($"Configuration '{key}' must be an integer in {min}..{max}, not '{value}'.");
+        return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
 }

@@ -6,20 +6,28 @@ namespace PlatformBenchmarks.Http;
 /// The Date header value (IMF-fixdate, RFC 9110 §5.6.7), rendered once a second and shared by every response.
 /// TFB requires an accurate Date on every response and allows re-rendering it once a second.
 /// </summary>
-internal static class DateHeader
+internal sealed class DateHeader : IDisposable
 {
     private const int Length = 29; // "Sun, 06 Nov 1994 08:49:37 GMT"
 
-    private static byte[] s_value = Render(DateTimeOffset.UtcNow);
-    private static readonly Timer s_timer = new(static _ => Refresh(), null, TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(1));
+    private readonly TimeProvider _time;
+    private readonly ITimer _timer;
+    private byte[] _value;
+
+    public DateHeader(TimeProvider time)
+    {
+        ArgumentNullException.ThrowIfNull(time);
+        _time = time;
+        _value = Render(time.GetUtcNow());
+        _timer = time.CreateTimer(static state => ((DateHeader)state!).Refresh(), this, TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(1));
+    }
 
     /// <summary>The current value; each refresh publishes a new array, so a reader never sees a half-written one.</summary>
-    public static ReadOnlySpan<byte> Value => Volatile.Read(ref s_value);
+    public ReadOnlySpan<byte> Value => Volatile.Read(ref _value);
 
-    /// <summary>Keeps the refresh timer rooted; called once at start-up.</summary>
-    public static void Start() => GC.KeepAlive(s_timer);
+    public void Dispose() => _timer.Dispose();
 
-    internal static void Refresh() => Volatile.Write(ref s_value, Render(DateTimeOffset.UtcNow));
+    private void Refresh() => Volatile.Write(ref _value, Render(_time.GetUtcNow()));
 
     private static byte[] Render(DateTimeOffset now)
     {

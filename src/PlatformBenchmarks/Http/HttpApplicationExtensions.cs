@@ -1,7 +1,6 @@
 using Microsoft.AspNetCore.Connections.Features;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using PlatformBenchmarks.Transport;
-using Microsoft.Extensions.Logging;
 
 namespace PlatformBenchmarks.Http;
 
@@ -11,15 +10,14 @@ internal static class HttpApplicationExtensions
     /// Makes this engine the terminal connection middleware of a Kestrel endpoint: each accepted connection's
     /// transport pipes go to an <see cref="HttpConnection{TApp}"/>, and Kestrel's own HTTP layer never runs.
     /// </summary>
-    public static ListenOptions UseHttpApplication<TApp>(this ListenOptions listenOptions, TApp application, HttpLimits limits, ILogger logger)
+    public static ListenOptions UseHttpApplication<TApp>(this ListenOptions listenOptions, TApp application, HttpServerContext context)
         where TApp : struct, IHttpApplication
     {
         ArgumentNullException.ThrowIfNull(listenOptions);
         listenOptions.Use(_ => connection => new HttpConnection<TApp>(
             application,
             connection.Transport,
-            limits,
-            logger,
+            context,
             transportHalfCloses: connection.Features.Get<IConnectionHalfCloseFeature>() is not null,
             closeRequested: connection.Features.Get<IConnectionLifetimeNotificationFeature>()?.ConnectionClosedRequested ?? default).ExecuteAsync());
         return listenOptions;

@@ -25,6 +25,7 @@ internal sealed partial class HttpConnection<TApp>
     private readonly HttpParser _parser;
     private readonly HttpResponse _response;
     private readonly ILogger _logger;
+    private readonly TimeProvider _time;
     private readonly bool _transportHalfCloses;
     private readonly CancellationToken _closeRequested;
     private TApp _app;
@@ -42,16 +43,17 @@ internal sealed partial class HttpConnection<TApp>
 
     /// <param name="transportHalfCloses">The transport sends a FIN when the output completes and keeps the input readable.</param>
     /// <param name="closeRequested">Signalled when the host stops: an idle connection closes at once, a request in flight is answered first.</param>
-    public HttpConnection(TApp app, IDuplexPipe transport, HttpLimits limits, ILogger logger, bool transportHalfCloses = false, CancellationToken closeRequested = default)
+    public HttpConnection(TApp app, IDuplexPipe transport, HttpServerContext context, bool transportHalfCloses = false, CancellationToken closeRequested = default)
     {
         _transportHalfCloses = transportHalfCloses;
         _closeRequested = closeRequested;
         _app = app;
         _input = transport.Input;
         _output = transport.Output;
-        _parser = new HttpParser(limits);
-        _response = new HttpResponse(_output);
-        _logger = logger;
+        _parser = new HttpParser(context.Limits);
+        _response = new HttpResponse(_output, context.Date);
+        _logger = context.Logger;
+        _time = context.Time;
     }
 
     public async Task ExecuteAsync()
@@ -293,17 +295,17 @@ internal sealed partial class HttpConnection<TApp>
     private async Task LingerAsync()
     {
         HttpLimits limits = _parser.Limits;
-        long deadline = Environment.TickCount64 + (long)limits.MaxLingerTime.TotalMilliseconds;
-        using var silence = new CancellationTokenSource();
+        long start = _time.GetTimestamp();
+        using var silence = new CancellationTokenSource(Timeout.InfiniteTimeSpan, _time);
         while (true)
         {
-            long left = deadline - Environment.TickCount64;
-            if (left <= 0)
+            TimeSpan left = limits.MaxLingerTime - _time.GetElapsedTime(start);
+            if (left <= TimeSpan.Zero)
             {
                 return;
             }
 
-            silence.CancelAfter(TimeSpan.FromMilliseconds(Math.Min(left, (long)limits.LingerTimeout.TotalMilliseconds)));
+            silence.CancelAfter(left < limits.LingerTimeout ? left : limits.LingerTimeout);
             ReadResult result;
             try
             {
@@ -336,7 +338,7 @@ internal sealed partial class HttpConnection<TApp>
             if (_requestTimeout is null || !_requestTimeout.TryReset())
             {
                 _requestTimeout?.Dispose();
-                _requestTimeout = new CancellationTokenSource();
+                _requestTimeout = new CancellationTokenSource(Timeout.InfiniteTimeSpan, _time);
             }
 
             _requestTimeout.CancelAfter(_parser.Limits.RequestHeadersTimeout);

@@ -1,6 +1,8 @@
+using Microsoft.Extensions.Options;
+
 namespace PlatformBenchmarks.Http;
 
-/// <summary>Request limits and timeouts. Bound from the <c>Http</c> configuration section and checked at start-up.</summary>
+/// <summary>Request limits and timeouts, bound from the <c>Http</c> configuration section and checked at start-up by <see cref="HttpLimitsValidator"/>.</summary>
 internal sealed class HttpLimits
 {
     /// <summary>Longest request line, without its CRLF (414 beyond).</summary>
@@ -34,38 +36,44 @@ internal sealed class HttpLimits
     /// <summary>The longest such a closing connection is kept, however long the client keeps sending.</summary>
     public TimeSpan MaxLingerTime { get; set; } = TimeSpan.FromSeconds(5);
 
-    /// <summary>Refuses settings the engine cannot work with, naming the key, so the server stops at start-up rather than failing connections.</summary>
-    public void Validate()
+    internal int MaxHeadSize => MaxRequestLineSize + 2 + MaxRequestHeadersSize + 2;
+}
+
+/// <summary>Refuses limits the engine cannot work with, naming the key, so the server stops at start-up rather than failing connections.</summary>
+internal sealed class HttpLimitsValidator : IValidateOptions<HttpLimits>
+{
+    // The head (request line, fields, their CRLFs) is copied into one per-connection buffer when it is split: keep its
+    // size well inside an int.
+    private const int MaxSize = 64 * 1024 * 1024;
+
+    public ValidateOptionsResult Validate(string? name, HttpLimits options)
     {
-        // The head (request line, fields, their CRLFs) is copied into one per-connection buffer when it is split: keep
-        // its size well inside an int.
-        const int MaxSize = 64 * 1024 * 1024;
-        RequireInRange(nameof(MaxRequestLineSize), MaxRequestLineSize, 16, MaxSize);
-        RequireInRange(nameof(MaxRequestHeadersSize), MaxRequestHeadersSize, 16, MaxSize);
-        RequireInRange(nameof(MaxRequestHeaderCount), MaxRequestHeaderCount, 1, int.MaxValue);
-        RequireInRange(nameof(MaxRequestBodySize), MaxRequestBodySize, 0, long.MaxValue);
-        RequirePositive(nameof(RequestHeadersTimeout), RequestHeadersTimeout, allowZero: false);
-        RequirePositive(nameof(LingerTimeout), LingerTimeout, allowZero: true);
-        RequirePositive(nameof(MaxLingerTime), MaxLingerTime, allowZero: true);
+        ArgumentNullException.ThrowIfNull(options);
+        var failures = new List<string>();
+        RequireInRange(failures, nameof(HttpLimits.MaxRequestLineSize), options.MaxRequestLineSize, 16, MaxSize);
+        RequireInRange(failures, nameof(HttpLimits.MaxRequestHeadersSize), options.MaxRequestHeadersSize, 16, MaxSize);
+        RequireInRange(failures, nameof(HttpLimits.MaxRequestHeaderCount), options.MaxRequestHeaderCount, 1, int.MaxValue);
+        RequireInRange(failures, nameof(HttpLimits.MaxRequestBodySize), options.MaxRequestBodySize, 0, long.MaxValue);
+        RequireDuration(failures, nameof(HttpLimits.RequestHeadersTimeout), options.RequestHeadersTimeout, allowZero: false);
+        RequireDuration(failures, nameof(HttpLimits.LingerTimeout), options.LingerTimeout, allowZero: true);
+        RequireDuration(failures, nameof(HttpLimits.MaxLingerTime), options.MaxLingerTime, allowZero: true);
+        return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
 
-    private static void RequireInRange(string key, long value, long min, long max)
+    private static void RequireInRange(List<string> failures, string key, long value, long min, long max)
     {
         if (value < min || value > max)
         {
-            throw new SettingsException($"Configuration 'Http:{key}' must be in {min}..{max}, not {value}.");
+            failures.Add($"Configuration 'Http:{key}' must be in {min}..{max}, not {value}.");
         }
     }
 
-    private static void RequirePositive(string key, TimeSpan value, bool allowZero)
+    private static void RequireDuration(List<string> failures, string key, TimeSpan value, bool allowZero)
     {
-        // CancellationTokenSource.CancelAfter takes at most uint.MaxValue - 1 milliseconds (about 49 days).
+        // A timer takes at most uint.MaxValue - 1 milliseconds (about 49 days).
         if (value < TimeSpan.Zero || (value == TimeSpan.Zero && !allowZero) || value.TotalMilliseconds > uint.MaxValue - 1)
         {
-            throw new SettingsException(
-                $"Configuration 'Http:{key}' must be a duration {(allowZero ? "of 0 or more" : "above 0")} and under 49 days, not {value}.");
+            failures.Add($"Configuration 'Http:{key}' must be a duration {(allowZero ? "of 0 or more" : "above 0")} and under 49 days, not {value}.");
         }
     }
-
-    internal int MaxHeadSize => MaxRequestLineSize + 2 + MaxRequestHeadersSize + 2;
 }

@@ -21,6 +21,7 @@ internal sealed partial class HttpResponse
     private const int LargeBodyThreshold = 3 * 1024;
 
     private readonly PipeWriter _output;
+    private readonly DateHeader _date;
     private ArrayBufferWriter<byte>? _body;
     private Utf8JsonWriter? _json;
     private bool _keepAlive;
@@ -28,7 +29,11 @@ internal sealed partial class HttpResponse
     private bool _isHttp10;
     private bool _written;
 
-    public HttpResponse(PipeWriter output) => _output = output;
+    public HttpResponse(PipeWriter output, DateHeader date)
+    {
+        _output = output;
+        _date = date;
+    }
 
     /// <summary>Whether the connection stays open after the response that was just written.</summary>
     public bool KeepAlive => _keepAlive;
@@ -139,7 +144,7 @@ internal sealed partial class HttpResponse
     private void Compose(HttpStatus status, ReadOnlySpan<byte> contentType, int contentLength, ReadOnlySpan<byte> sent, ReadOnlySpan<byte> allow)
     {
         ReadOnlySpan<byte> statusLine = StatusLine(status);
-        ReadOnlySpan<byte> date = DateHeader.Value;
+        ReadOnlySpan<byte> date = _date.Value;
         ReadOnlySpan<byte> connection = _keepAlive ? (_isHttp10 ? ConnectionKeepAlive : default) : ConnectionClose;
         int lengthDigits = CountDigits((uint)contentLength);
 

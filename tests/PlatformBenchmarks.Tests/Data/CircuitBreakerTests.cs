@@ -1,15 +1,18 @@
+using Microsoft.Extensions.Time.Testing;
 using PlatformBenchmarks.Data;
 
 namespace PlatformBenchmarks.Tests.Data;
 
 public class CircuitBreakerTests
 {
-    private static readonly TimeSpan s_period = TimeSpan.FromMilliseconds(200);
+    private static readonly TimeSpan s_period = TimeSpan.FromSeconds(1);
+
+    private readonly FakeTimeProvider _time = new();
 
     [Fact]
     public void ClosedBreakerAdmitsEveryCallWithoutProbing()
     {
-        var breaker = new CircuitBreaker(s_period);
+        var breaker = new CircuitBreaker(s_period, _time);
 
         Assert.False(breaker.Enter());
         Assert.False(breaker.Enter());
@@ -17,15 +20,17 @@ public class CircuitBreakerTests
     }
 
     [Fact]
-    public async Task TrippedBreakerFailsFastThenAdmitsExactlyOneProbe()
+    public void TrippedBreakerFailsFastThenAdmitsExactlyOneProbe()
     {
-        var breaker = new CircuitBreaker(s_period);
+        var breaker = new CircuitBreaker(s_period, _time);
 
         Assert.True(breaker.Tripped("refused"));
         var fastFailure = Assert.Throws<DatabaseUnavailableException>(() => breaker.Enter());
         Assert.Contains("refused", fastFailure.Message, StringComparison.Ordinal);
 
-        await Task.Delay(s_period + TimeSpan.FromMilliseconds(50));
+        _time.Advance(s_period - TimeSpan.FromMilliseconds(1));
+        Assert.Throws<DatabaseUnavailableException>(() => breaker.Enter());
+        _time.Advance(TimeSpan.FromMilliseconds(1));
         Assert.True(breaker.Enter());
         Assert.Throws<DatabaseUnavailableException>(() => breaker.Enter());
 
@@ -35,29 +40,29 @@ public class CircuitBreakerTests
     }
 
     [Fact]
-    public async Task FailedProbeReopensTheBreakerForAnotherPeriod()
+    public void FailedProbeReopensTheBreakerForAnotherPeriod()
     {
-        var breaker = new CircuitBreaker(s_period);
+        var breaker = new CircuitBreaker(s_period, _time);
         breaker.Tripped("refused");
-        await Task.Delay(s_period + TimeSpan.FromMilliseconds(50));
+        _time.Advance(s_period);
         Assert.True(breaker.Enter());
 
         Assert.False(breaker.Tripped("still refused"));
 
         Assert.Throws<DatabaseUnavailableException>(() => breaker.Enter());
-        await Task.Delay(s_period + TimeSpan.FromMilliseconds(50));
+        _time.Advance(s_period);
         Assert.True(breaker.Enter());
     }
 
     [Fact]
-    public async Task AProbeThatNeverReportsDoesNotKeepTheBreakerOpenForever()
+    public void AProbeThatNeverReportsDoesNotKeepTheBreakerOpenForever()
     {
-        var breaker = new CircuitBreaker(s_period);
+        var breaker = new CircuitBreaker(s_period, _time);
         breaker.Tripped("refused");
-        await Task.Delay(s_period + TimeSpan.FromMilliseconds(50));
+        _time.Advance(s_period);
         Assert.True(breaker.Enter());
 
-        await Task.Delay(s_period + TimeSpan.FromMilliseconds(50));
+        _time.Advance(s_period);
 
         Assert.True(breaker.Enter());
     }
@@ -65,7 +70,7 @@ public class CircuitBreakerTests
     [Fact]
     public void SuccessOfACallThatWasNotTheProbeLeavesTheBreakerOpen()
     {
-        var breaker = new CircuitBreaker(s_period);
+        var breaker = new CircuitBreaker(s_period, _time);
         breaker.Tripped("refused");
 
         breaker.Succeeded(probe: false);

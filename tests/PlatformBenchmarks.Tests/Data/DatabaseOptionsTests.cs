@@ -1,14 +1,23 @@
 using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
+using PlatformBenchmarks.Hosting;
 using PlatformBenchmarks.Data;
 
 namespace PlatformBenchmarks.Tests.Data;
 
 public class DatabaseOptionsTests
 {
+    /// <summary>The options the server would run with for these settings, bound and validated as the host does.</summary>
     private static DatabaseOptions FromSettings(params (string Key, string Value)[] settings)
-        => DatabaseOptions.FromConfiguration(new ConfigurationBuilder()
+    {
+        IConfiguration configuration = new ConfigurationBuilder()
             .AddInMemoryCollection(settings.Select(setting => new KeyValuePair<string, string?>(setting.Key, setting.Value)))
-            .Build());
+            .Build();
+        using ServiceProvider services = new ServiceCollection().AddServerSettings(configuration).BuildServiceProvider();
+        ServerSettings.ValidateOrThrow(services);
+        return services.GetRequiredService<IOptions<DatabaseOptions>>().Value;
+    }
 
     [Fact]
     public void WithoutConfigurationItIsTfbsDatabaseWithMultiplexing()

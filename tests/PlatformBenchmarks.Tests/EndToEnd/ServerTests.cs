@@ -166,22 +166,6 @@ public class ServerTests(ServerFixture server) : IClassFixture<ServerFixture>
     }
 
     [Fact]
-    public async Task DateHeaderChangesAfterASecond()
-    {
-        using RawClient client = await server.ConnectAsync();
-        await client.SendAsync(Requests.Plaintext);
-        string first = (await client.ReadAsync())!.Header("Date")!;
-
-        await Task.Delay(TimeSpan.FromSeconds(2.1));
-        await client.SendAsync(Requests.Plaintext);
-        string second = (await client.ReadAsync())!.Header("Date")!;
-
-        Assert.NotEqual(first, second);
-        DateTimeOffset parsed = DateTimeOffset.ParseExact(second, "r", System.Globalization.CultureInfo.InvariantCulture);
-        Assert.InRange(parsed, DateTimeOffset.UtcNow.AddSeconds(-3), DateTimeOffset.UtcNow.AddSeconds(1));
-    }
-
-    [Fact]
     public async Task TwoHundredFiftySixConcurrentConnectionsAreAllAnswered()
     {
         RawClient[] clients = await Task.WhenAll(Enumerable.Range(0, 256).Select(_ => server.ConnectAsync()));

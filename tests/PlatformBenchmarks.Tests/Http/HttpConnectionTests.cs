@@ -193,12 +193,14 @@ public class HttpConnectionTests
     [Fact]
     public async Task RequestThatStopsArrivingGets408()
     {
-        var limits = new HttpLimits { RequestHeadersTimeout = TimeSpan.FromMilliseconds(200) };
+        var limits = new HttpLimits { RequestHeadersTimeout = TimeSpan.FromSeconds(30), LingerTimeout = TimeSpan.Zero };
         await using var connection = new PipeConnection<EchoApplication>(default, limits);
         await connection.SendAsync(Get("/ok") + "GET /stuck HTTP/1.1\r\nHo");
 
         Assert.Equal("GET /ok ", (await connection.ReadAsync())!.BodyText);
-        RawResponse timedOut = (await connection.ReadAsync())!;
+        Task<RawResponse?> next = connection.ReadAsync();
+        await connection.AdvanceUntilAsync(next, TimeSpan.FromSeconds(10));
+        RawResponse timedOut = (await next)!;
         Assert.Equal(408, timedOut.Status);
         Assert.True(await connection.IsClosedAsync());
     }
@@ -207,12 +209,12 @@ public class HttpConnectionTests
     public async Task IdleKeepAliveConnectionIsNotTimedOut()
     {
         // TFB forbids a maximum keep-alive time; only a request that started arriving is on the clock.
-        var limits = new HttpLimits { RequestHeadersTimeout = TimeSpan.FromMilliseconds(100) };
+        var limits = new HttpLimits { RequestHeadersTimeout = TimeSpan.FromSeconds(1) };
         await using var connection = new PipeConnection<EchoApplication>(default, limits);
         await connection.SendAsync(Get("/one"));
         Assert.Equal("GET /one ", (await connection.ReadAsync())!.BodyText);
 
-        await Task.Delay(400);
+        connection.Time.Advance(TimeSpan.FromHours(1));
         await connection.SendAsync(Get("/two"));
         Assert.Equal("GET /two ", (await connection.ReadAsync())!.BodyText);
     }
@@ -240,31 +242,37 @@ public class HttpConnectionTests
     [Fact]
     public async Task LingeringEndsOnceTheClientHasBeenSilentForTheLingerTimeout()
     {
-        var limits = new HttpLimits { LingerTimeout = TimeSpan.FromMilliseconds(100), MaxLingerTime = TimeSpan.FromSeconds(60) };
+        var limits = new HttpLimits { LingerTimeout = TimeSpan.FromSeconds(2), MaxLingerTime = TimeSpan.FromSeconds(60) };
         await using var connection = new PipeConnection<EchoApplication>(default, limits);
         await connection.SendAsync("GET /p HTTP/1.1\r\nHost : t\r\n\r\n");
 
         Assert.Equal(400, (await connection.ReadAsync())!.Status);
+        Assert.False(connection.Completion.IsCompleted);
+        TimeSpan waited = await connection.AdvanceUntilAsync(connection.Completion, TimeSpan.FromMilliseconds(500));
+        Assert.InRange(waited, limits.LingerTimeout, limits.MaxLingerTime);
         Assert.True(await connection.IsClosedAsync());
-        await connection.Completion.WaitAsync(TimeSpan.FromSeconds(5));
     }
 
     [Fact]
     public async Task LingeringEndsAtTheMaxLingerTimeHoweverLongTheClientKeepsSending()
     {
-        var limits = new HttpLimits { LingerTimeout = TimeSpan.FromSeconds(30), MaxLingerTime = TimeSpan.FromMilliseconds(300) };
+        var limits = new HttpLimits { LingerTimeout = TimeSpan.FromSeconds(30), MaxLingerTime = TimeSpan.FromSeconds(5) };
         await using var connection = new PipeConnection<EchoApplication>(default, limits);
         await connection.SendAsync("GET /p HTTP/1.1\r\nHost : t\r\n\r\n");
         Assert.Equal(400, (await connection.ReadAsync())!.Status);
 
-        using var sending = new CancellationTokenSource(TimeSpan.FromSeconds(10));
-        while (!connection.Completion.IsCompleted && !sending.IsCancellationRequested)
+        // The client never goes silent for the linger timeout: a byte every second of the clock.
+        TimeSpan moved = TimeSpan.Zero;
+        for (int i = 0; i < 100 && !connection.Completion.IsCompleted; i++)
         {
             await connection.SendAsync("x");
-            await Task.Delay(20);
+            connection.Time.Advance(TimeSpan.FromSeconds(1));
+            moved += TimeSpan.FromSeconds(1);
+            await Task.WhenAny(connection.Completion, Task.Delay(5));
         }
 
         Assert.True(connection.Completion.IsCompleted);
+        Assert.InRange(moved, limits.MaxLingerTime, limits.MaxLingerTime + TimeSpan.FromSeconds(3));
     }
 
     [Fact]
@@ -307,14 +315,15 @@ public class HttpConnectionTests
     }
 
     [Fact]
-    public void DateHeaderIsImfFixdateOfNow()
+    public async Task TheDateFieldIsTheConnectionClocksTimeAndFollowsItEverySecond()
     {
-        DateHeader.Refresh();
-        string value = Encoding.ASCII.GetString(DateHeader.Value);
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Get("/a"));
+        Assert.Equal("Fri, 02 Jan 2026 03:04:05 GMT", (await connection.ReadAsync())!.Header("Date"));
 
-        DateTimeOffset parsed = DateTimeOffset.ParseExact(value, "r", System.Globalization.CultureInfo.InvariantCulture);
-        Assert.InRange(parsed, DateTimeOffset.UtcNow.AddSeconds(-2), DateTimeOffset.UtcNow.AddSeconds(1));
-        Assert.EndsWith(" GMT", value, StringComparison.Ordinal);
+        connection.Time.Advance(TimeSpan.FromSeconds(1));
+        await connection.SendAsync(Get("/b"));
+        Assert.Equal("Fri, 02 Jan 2026 03:04:06 GMT", (await connection.ReadAsync())!.Header("Date"));
     }
 
     [Theory]

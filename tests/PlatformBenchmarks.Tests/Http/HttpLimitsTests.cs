@@ -90,7 +90,7 @@ public partial class HttpLimitsTests
         WebApplication app = Program.BuildApplication(["--urls", "http://127.0.0.1:0", .. args]);
         await using (app)
         {
-            return app.Services.GetRequiredService<HttpLimits>();
+            return app.Services.GetRequiredService<Microsoft.Extensions.Options.IOptions<HttpLimits>>().Value;
         }
     }
 }

@@ -1,5 +1,6 @@
 using System.IO.Pipelines;
 using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Time.Testing;
 using PlatformBenchmarks.Http;
 
 namespace PlatformBenchmarks.Tests.Support;
@@ -13,12 +14,36 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
 
     public PipeConnection(TApp app, HttpLimits? limits = null, bool transportHalfCloses = false, CancellationToken closeRequested = default)
     {
-        // Without limits of its own, a test gets a short linger: after a rejection the engine closes 100 ms after the
-        // client's last byte rather than the default 2 s. The lingering tests set their own.
-        limits ??= new HttpLimits { LingerTimeout = TimeSpan.FromMilliseconds(100) };
-        var connection = new HttpConnection<TApp>(app, new DuplexPipe(_requests.Reader, _responses.Writer), limits, NullLogger.Instance, transportHalfCloses, closeRequested);
+        // Without limits of its own, a test gets no linger: after a rejection the engine closes once it has answered.
+        // The lingering tests set their own, and drive the clock through Time.
+        limits ??= new HttpLimits { LingerTimeout = TimeSpan.Zero };
+        var context = new HttpServerContext(limits, Time, new DateHeader(Time), NullLogger.Instance);
+        var connection = new HttpConnection<TApp>(app, new DuplexPipe(_requests.Reader, _responses.Writer), context, transportHalfCloses, closeRequested);
         Completion = Task.Run(connection.ExecuteAsync, CancellationToken.None);
         Output = _responses.Reader.AsStream();
+    }
+
+    /// <summary>The connection's clock: it stands still until a test advances it.</summary>
+    public FakeTimeProvider Time { get; } = new(new DateTimeOffset(2026, 1, 2, 3, 4, 5, TimeSpan.Zero));
+
+    /// <summary>
+    /// Advances the clock by <paramref name="step"/> until <paramref name="task"/> completes (a timer the engine arms
+    /// after a read may not be armed yet at the first step). Returns how far the clock moved.
+    /// </summary>
+    public async Task<TimeSpan> AdvanceUntilAsync(Task task, TimeSpan step, int maxSteps = 1000)
+    {
+        TimeSpan moved = TimeSpan.Zero;
+        for (int i = 0; i < maxSteps && !task.IsCompleted; i++)
+        {
+            Time.Advance(step);
+            moved += step;
+            // Let the engine's continuations run; this is a yield to other work, not a wait for time to pass.
+            await Task.WhenAny(task, Task.Delay(5));
+        }
+
+        Assert.True(task.IsCompleted, $"Still not done after the clock moved {moved}.");
+        await task;
+        return moved;
     }
 
     /// <summary>Completes when the engine has closed the connection.</summary>
