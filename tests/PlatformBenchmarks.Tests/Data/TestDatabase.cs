@@ -57,7 +57,8 @@ internal static class TestDatabase
     };
 
     /// <summary>A fresh instance, for tests that must not share connections or breaker state with others.</summary>
-    public static Database Create(Mode mode, string extraKeywords = "") => new(Options(mode, extraKeywords));
+    /// <param name="time">The circuit breaker's clock: a fake one lets a test move past the fail-fast period without waiting.</param>
+    public static Database Create(Mode mode, string extraKeywords = "", TimeProvider? time = null) => new(Options(mode, extraKeywords), time);
 
     /// <summary>One instance per mode shared by the tests that run while the database is up.</summary>
     public static Database Shared(Mode mode) => s_shared[(int)mode].Value;
