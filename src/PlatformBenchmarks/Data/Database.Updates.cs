@@ -37,7 +37,7 @@ internal sealed partial class Database
             {
                 // One rental for the reads and the write: queueing for the pool twice per request would double the wait.
                 await using var connection = await _dataSource.OpenConnectionAsync();
-                await ReadWorldsAsync(worlds, connection);
+                await ReadWorldsInBatchAsync(worlds, connection);
                 AssignNewRandomNumbers(worlds);
                 await WriteWorldsAsync(worlds, connection);
             }

@@ -22,9 +22,7 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     private readonly NpgsqlDataSource _dataSource;
     private readonly CircuitBreaker _breaker;
     private readonly bool _multiplexing;
-    private readonly bool _pipelineReads;
     private readonly ReusePool<NpgsqlCommand> _worldCommands;
-    private readonly ReusePool<NpgsqlCommand> _worldCommandsOnConnection;
     private readonly ReusePool<NpgsqlCommand> _fortuneCommands;
     private readonly ReusePool<NpgsqlCommand>?[] _updateCommands = new ReusePool<NpgsqlCommand>?[QueryCount.Max + 1];
 
@@ -37,12 +35,10 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
         _dataSource = new NpgsqlSlimDataSourceBuilder(settings.ConnectionString).Build();
         _breaker = new CircuitBreaker(options.FailFastPeriod, time ?? TimeProvider.System);
         _multiplexing = settings.Multiplexing;
-        _pipelineReads = options.PipelineReads;
         _worldCommands = CreateDataSourceCommands(WorldSql, 1);
-        _worldCommandsOnConnection = CreateConnectionCommands(WorldSql, 1);
         _fortuneCommands = CreateDataSourceCommands(FortuneSql, 0);
         Settings = $"{settings.Host}:{settings.Port}/{settings.Database}, multiplexing {(settings.Multiplexing ? "on" : "off")}, "
-            + $"pool {settings.MaxPoolSize}, reads {(_pipelineReads ? "pipelined" : "sequential")}, auto-prepare {settings.MaxAutoPrepare}";
+            + $"pool {settings.MaxPoolSize}, auto-prepare {settings.MaxAutoPrepare}";
     }
 
     /// <summary>A one-line, password-free summary of the effective settings, for the start-up banner.</summary>

@@ -12,8 +12,6 @@ namespace PlatformBenchmarks.Data;
 /// <c>tfb-database</c>. The tuning keywords below are added only when the string does not set them itself.</item>
 /// <item><c>Database:Multiplexing</c> (true/false): overrides the connection string's <c>Multiplexing</c>; on by default.</item>
 /// <item><c>Database:MaxPoolSize</c>: overrides the connection string's <c>Maximum Pool Size</c>.</item>
-/// <item><c>Database:PipelineReads</c> (true/false, default true): send the reads of one request together (each still its own
-/// statement with its own Sync); false reads them one round trip at a time.</item>
 /// <item><c>Database:FailFastMilliseconds</c> (default 1000): how long calls fail immediately after the database proved unreachable.</item>
 /// </list>
 /// </summary>
@@ -40,8 +38,6 @@ internal sealed class DatabaseOptions
 
     /// <summary>null: the connection string's keyword if present, else a default for the mode.</summary>
     public int? MaxPoolSize { get; set; }
-
-    public bool PipelineReads { get; set; } = true;
 
     /// <summary>How long calls fail at once after the database proved unreachable (the circuit breaker's open period).</summary>
     public int FailFastMilliseconds { get; set; } = 1000;

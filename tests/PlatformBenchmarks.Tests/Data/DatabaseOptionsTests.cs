@@ -37,7 +37,6 @@ public class DatabaseOptionsTests
         Assert.True(settings.NoResetOnClose);
         Assert.False(settings.Enlist);
         Assert.Equal(DatabaseOptions.SessionOptions, settings.Options);
-        Assert.True(options.PipelineReads);
         Assert.Equal(TimeSpan.FromSeconds(1), options.FailFastPeriod);
     }
 
@@ -48,14 +47,12 @@ public class DatabaseOptionsTests
             ("ConnectionString", "Host=db;Database=x;Username=u;Password=p;Multiplexing=true;Maximum Pool Size=3"),
             ("Database:Multiplexing", "false"),
             ("Database:MaxPoolSize", "40"),
-            ("Database:PipelineReads", "False"),
             ("Database:FailFastMilliseconds", "250"));
         var settings = options.CreateConnectionStringBuilder();
 
         Assert.Equal("db", settings.Host);
         Assert.False(settings.Multiplexing);
         Assert.Equal(40, settings.MaxPoolSize);
-        Assert.False(options.PipelineReads);
         Assert.Equal(TimeSpan.FromMilliseconds(250), options.FailFastPeriod);
     }
 

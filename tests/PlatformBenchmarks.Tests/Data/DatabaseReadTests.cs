@@ -7,9 +7,7 @@ public class DatabaseReadTests
 {
     [Theory]
     [InlineData(Mode.Multiplexing)]
-    [InlineData(Mode.MultiplexingSequential)]
     [InlineData(Mode.Pooled)]
-    [InlineData(Mode.PooledSequential)]
     public async Task SingleWorldIsAWholeRowOfTheTable(Mode mode)
     {
         var database = TestDatabase.Shared(mode);

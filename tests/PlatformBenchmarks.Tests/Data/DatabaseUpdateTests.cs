@@ -40,7 +40,6 @@ public class DatabaseUpdateTests
         {
             ConnectionString = options.ConnectionString + ";Timeout=60",
             Multiplexing = options.Multiplexing,
-            PipelineReads = options.PipelineReads,
         });
 
         // Requests of 100 and 500 rows out of 10000 share rows with many others; at those sizes PostgreSQL would lock them in
@@ -61,7 +60,6 @@ public class DatabaseUpdateTests
     [Theory]
     [InlineData(Mode.Multiplexing)]
     [InlineData(Mode.Pooled)]
-    [InlineData(Mode.PooledSequential)]
     public async Task ManyDifferentStatementsInterleavedUnderLoadAllSucceed(Mode mode)
     {
         var database = TestDatabase.Shared(mode);

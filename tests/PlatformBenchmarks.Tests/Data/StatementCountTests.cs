@@ -15,9 +15,7 @@ public class StatementCountTests
 
     [Theory]
     [InlineData(Mode.Multiplexing)]
-    [InlineData(Mode.MultiplexingSequential)]
     [InlineData(Mode.Pooled)]
-    [InlineData(Mode.PooledSequential)]
     public async Task StatementsAndRowsAreExactlyWhatTheHarnessExpects(Mode mode)
     {
         await using var database = TestDatabase.Create(mode);
@@ -47,9 +45,7 @@ public class StatementCountTests
     /// </summary>
     [Theory]
     [InlineData(Mode.Multiplexing)]
-    [InlineData(Mode.MultiplexingSequential)]
     [InlineData(Mode.Pooled)]
-    [InlineData(Mode.PooledSequential)]
     public async Task EveryStatementIsItsOwnTransactionOnTheServer(Mode mode)
     {
         const string applicationName = "platformbenchmarks-sync-test";
@@ -58,7 +54,6 @@ public class StatementCountTests
         {
             ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
             Multiplexing = options.Multiplexing,
-            PipelineReads = options.PipelineReads,
         });
         try
         {
@@ -69,7 +64,6 @@ public class StatementCountTests
             {
                 ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
                 Multiplexing = options.Multiplexing,
-                PipelineReads = options.PipelineReads,
             });
             var before = await CommittedTransactionsAsync();
 

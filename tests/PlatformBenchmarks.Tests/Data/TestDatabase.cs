@@ -9,14 +9,10 @@ public enum Mode
     /// <summary>The default: multiplexing, the reads of a request sent together as separate commands.</summary>
     Multiplexing,
 
-    /// <summary>Multiplexing, one round trip per read.</summary>
-    MultiplexingSequential,
 
     /// <summary>Plain pooling, the reads of a request in one error-barriered batch.</summary>
     Pooled,
 
-    /// <summary>Plain pooling, one round trip per read.</summary>
-    PooledSequential,
 }
 
 /// <summary>
@@ -38,11 +34,9 @@ internal static class TestDatabase
         { Mode.Multiplexing, 1 },
         { Mode.Multiplexing, 20 },
         { Mode.Multiplexing, 500 },
-        { Mode.MultiplexingSequential, 20 },
         { Mode.Pooled, 1 },
         { Mode.Pooled, 20 },
         { Mode.Pooled, 500 },
-        { Mode.PooledSequential, 20 },
     };
 
     public static string ConnectionString
@@ -52,8 +46,7 @@ internal static class TestDatabase
     public static DatabaseOptions Options(Mode mode, string extraKeywords = "") => new()
     {
         ConnectionString = extraKeywords.Length == 0 ? ConnectionString : $"{ConnectionString};{extraKeywords}",
-        Multiplexing = mode is Mode.Multiplexing or Mode.MultiplexingSequential,
-        PipelineReads = mode is Mode.Multiplexing or Mode.Pooled,
+        Multiplexing = mode is Mode.Multiplexing,
     };
 
     /// <summary>A fresh instance, for tests that must not share connections or breaker state with others.</summary>
