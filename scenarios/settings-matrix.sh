@@ -11,7 +11,7 @@
 # (e.g. --config 'no-spin=DOTNET_ThreadPool_UnfairSemaphoreSpinLimit=0').
 # Without --config it compares the socket transport settings; without --route it measures /plaintext and /json.
 # Database routes need the local PostgreSQL (scripts/db.sh start); its connection string is passed to every run.
-# The defaults in Program.cs (TransportSettings) and Data/DatabaseOptions.cs were chosen from this script's output.
+# The defaults in Hosting/TransportSettings.cs and Data/DatabaseOptions.cs were chosen from this script's output.
 set -euo pipefail
 
 rounds=2

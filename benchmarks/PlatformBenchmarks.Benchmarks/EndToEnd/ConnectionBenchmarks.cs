@@ -4,6 +4,7 @@ using BenchmarkDotNet.Attributes;
 using Microsoft.Extensions.Logging.Abstractions;
 using PlatformBenchmarks.Benchmarks.Fixtures;
 using PlatformBenchmarks.Http;
+using PlatformBenchmarks.Endpoints;
 
 namespace PlatformBenchmarks.Benchmarks.EndToEnd;
 
@@ -60,7 +61,7 @@ public class ConnectionBenchmarks
         _plaintextResponseLength = responses.Length;
 
         responses = Exchange(_json);
-        Responses.CheckOk(responses, global::PlatformBenchmarks.Json.ContentType, Responses.JsonBody, "a json request");
+        Responses.CheckOk(responses, global::PlatformBenchmarks.Endpoints.Json.ContentType, Responses.JsonBody, "a json request");
         _jsonResponseLength = responses.Length;
     }
 

@@ -5,6 +5,7 @@ using System.Text.Unicode;
 using BenchmarkDotNet.Attributes;
 using PlatformBenchmarks.Benchmarks.Fixtures;
 using PlatformBenchmarks.Data;
+using PlatformBenchmarks.Endpoints;
 
 namespace PlatformBenchmarks.Benchmarks.Serialization;
 

@@ -4,6 +4,7 @@ using System.IO.Pipelines;
 using BenchmarkDotNet.Attributes;
 using PlatformBenchmarks.Benchmarks.Fixtures;
 using PlatformBenchmarks.Http;
+using PlatformBenchmarks.Endpoints;
 
 namespace PlatformBenchmarks.Benchmarks.Writing;
 

@@ -90,8 +90,8 @@ internal sealed partial class Database
 
     private static void ValidateCount(int count)
     {
-        ArgumentOutOfRangeException.ThrowIfLessThan(count, QueryCount.Min);
-        ArgumentOutOfRangeException.ThrowIfGreaterThan(count, QueryCount.Max);
+        ArgumentOutOfRangeException.ThrowIfLessThan(count, World.MinPerRequest);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(count, World.MaxPerRequest);
     }
 
     /// <summary>Replaces each element of <paramref name="worlds"/> by the row with its id, one statement per row.</summary>

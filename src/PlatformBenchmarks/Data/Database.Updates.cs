@@ -14,7 +14,7 @@ internal sealed partial class Database
     public long DeadlockRetries => Interlocked.Read(ref _deadlockRetries);
 
     // The UPDATE text for each row count, built on first use: at most 500 strings, shared by all requests.
-    private static readonly string?[] s_updateSql = new string?[QueryCount.Max + 1];
+    private static readonly string?[] s_updateSql = new string?[World.MaxPerRequest + 1];
 
     /// <summary>
     /// The updates test (tfb-rules.md §4.4): <paramref name="count"/> distinct random rows, each read by its own statement,

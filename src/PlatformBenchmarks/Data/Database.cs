@@ -24,7 +24,7 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     private readonly bool _multiplexing;
     private readonly ReusePool<NpgsqlCommand> _worldCommands;
     private readonly ReusePool<NpgsqlCommand> _fortuneCommands;
-    private readonly ReusePool<NpgsqlCommand>?[] _updateCommands = new ReusePool<NpgsqlCommand>?[QueryCount.Max + 1];
+    private readonly ReusePool<NpgsqlCommand>?[] _updateCommands = new ReusePool<NpgsqlCommand>?[World.MaxPerRequest + 1];
 
     /// <param name="time">The clock of the circuit breaker; the system's when not given.</param>
     public Database(DatabaseOptions options, TimeProvider? time = null)

@@ -9,5 +9,11 @@ internal readonly record struct World(int Id, int RandomNumber)
     /// <summary>randomNumber values are 1..10000 (tfb-rules.md §4.4; the verifier warns above 10000).</summary>
     public const int MaxRandomNumber = 10000;
 
+    /// <summary>The fewest and most rows one request of the queries, updates and cached tests asks for (tfb-rules.md §5).</summary>
+    public const int MinPerRequest = 1;
+
+    /// <inheritdoc cref="MinPerRequest"/>
+    public const int MaxPerRequest = 500;
+
     public static int RandomId() => Random.Shared.Next(1, MaxId + 1);
 }

@@ -49,8 +49,8 @@ internal sealed class WorldCache : IDisposable
     /// </summary>
     public ValueTask<World[]> GetCachedWorldsAsync(int count)
     {
-        ArgumentOutOfRangeException.ThrowIfLessThan(count, QueryCount.Min);
-        ArgumentOutOfRangeException.ThrowIfGreaterThan(count, QueryCount.Max);
+        ArgumentOutOfRangeException.ThrowIfLessThan(count, World.MinPerRequest);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(count, World.MaxPerRequest);
         var worlds = new World[count];
         for (var i = 0; i < worlds.Length; i++)
         {

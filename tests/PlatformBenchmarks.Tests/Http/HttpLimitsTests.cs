@@ -5,6 +5,7 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.DependencyInjection;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Tests.Support;
+using PlatformBenchmarks.Hosting;
 
 namespace PlatformBenchmarks.Tests.Http;
 

@@ -4,6 +4,7 @@ using System.Text.RegularExpressions;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Tests.Docker;
 using PlatformBenchmarks.Tests.Support;
+using PlatformBenchmarks.Hosting;
 
 namespace PlatformBenchmarks.Tests.Scenarios;
 

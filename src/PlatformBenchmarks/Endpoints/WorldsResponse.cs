@@ -2,7 +2,7 @@ using System.Runtime.CompilerServices;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
 
-namespace PlatformBenchmarks;
+namespace PlatformBenchmarks.Endpoints;
 
 /// <summary>The answer of the tests that return a JSON array of World rows: queries, updates and cached queries.</summary>
 internal static class WorldsResponse

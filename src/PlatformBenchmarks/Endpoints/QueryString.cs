@@ -1,4 +1,4 @@
-namespace PlatformBenchmarks;
+namespace PlatformBenchmarks.Endpoints;
 
 /// <summary>Reads one parameter from a raw query string (<c>a=1&amp;b=2</c>), percent-decoding its value when needed.</summary>
 internal static class QueryString

@@ -2,7 +2,7 @@ using System.Runtime.CompilerServices;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
 
-namespace PlatformBenchmarks;
+namespace PlatformBenchmarks.Endpoints;
 
 /// <summary>TFB db test: one random World row read from the database, as a JSON object.</summary>
 internal static class SingleQuery

@@ -1,6 +1,7 @@
 using System.Text;
+using PlatformBenchmarks.Endpoints;
 
-namespace PlatformBenchmarks.Tests;
+namespace PlatformBenchmarks.Tests.Endpoints;
 
 public class QueryCountTests
 {

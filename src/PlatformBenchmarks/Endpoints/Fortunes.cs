@@ -2,9 +2,9 @@ using System.Buffers;
 using System.Runtime.CompilerServices;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
-using PlatformBenchmarks.Templates;
+using PlatformBenchmarks.Endpoints.Templates;
 
-namespace PlatformBenchmarks;
+namespace PlatformBenchmarks.Endpoints;
 
 /// <summary>
 /// TFB fortunes test: every row read, one added at request time, sorted by message (ordinal), and rendered through
@@ -41,7 +41,7 @@ internal static class Fortunes
 
     private static HtmlTemplate LoadTemplate()
     {
-        using Stream stream = typeof(Fortunes).Assembly.GetManifestResourceStream("PlatformBenchmarks.Templates.fortunes.html")
+        using Stream stream = typeof(Fortunes).Assembly.GetManifestResourceStream("PlatformBenchmarks.Endpoints.Templates.fortunes.html")
             ?? throw new InvalidOperationException("The fortunes template is not embedded.");
         using var reader = new StreamReader(stream);
         return HtmlTemplate.Compile(reader.ReadToEnd(), "id", "message");

@@ -1,7 +1,7 @@
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
 
-namespace PlatformBenchmarks;
+namespace PlatformBenchmarks.Endpoints;
 
 /// <summary>
 /// Maps each request to its endpoint. A struct, so the connection loop (generic over it) calls it directly.

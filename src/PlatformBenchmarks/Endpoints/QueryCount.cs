@@ -1,4 +1,6 @@
-namespace PlatformBenchmarks;
+using PlatformBenchmarks.Data;
+
+namespace PlatformBenchmarks.Endpoints;
 
 /// <summary>
 /// The row count of the query, update and cached-query tests, sanitised the way TFB requires (tfb-rules.md §5):
@@ -6,8 +8,8 @@ namespace PlatformBenchmarks;
 /// </summary>
 internal static class QueryCount
 {
-    public const int Min = 1;
-    public const int Max = 500;
+    public const int Min = World.MinPerRequest;
+    public const int Max = World.MaxPerRequest;
 
     /// <summary>Sanitises the raw (already percent-decoded) parameter value. Pure, allocation-free.</summary>
     public static int Clamp(ReadOnlySpan<byte> value)

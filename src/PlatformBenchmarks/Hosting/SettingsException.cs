@@ -1,4 +1,4 @@
-namespace PlatformBenchmarks;
+namespace PlatformBenchmarks.Hosting;
 
 /// <summary>
 /// A configuration value the server cannot run with. Thrown while the host is built; <see cref="Program.Main"/> prints

@@ -3,7 +3,7 @@ using Npgsql;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
 
-namespace PlatformBenchmarks;
+namespace PlatformBenchmarks.Endpoints;
 
 /// <summary>
 /// Answers a database route whose query failed. The connection stays open: a database error must never kill it or

@@ -5,8 +5,9 @@ using System.Runtime.InteropServices;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.Extensions.Options;
+using PlatformBenchmarks.Endpoints;
 
-namespace PlatformBenchmarks;
+namespace PlatformBenchmarks.Hosting;
 
 /// <summary>The start-up banner: what is running, how, and where.</summary>
 internal static class Banner

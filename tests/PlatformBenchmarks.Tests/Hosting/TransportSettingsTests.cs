@@ -1,8 +1,9 @@
 using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.DependencyInjection;
 using PlatformBenchmarks.Transport;
+using PlatformBenchmarks.Hosting;
 
-namespace PlatformBenchmarks.Tests;
+namespace PlatformBenchmarks.Tests.Hosting;
 
 public class TransportSettingsTests
 {

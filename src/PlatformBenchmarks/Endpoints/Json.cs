@@ -2,7 +2,7 @@ using System.Text.Json;
 using System.Text.Json.Serialization;
 using PlatformBenchmarks.Http;
 
-namespace PlatformBenchmarks;
+namespace PlatformBenchmarks.Endpoints;
 
 /// <summary>TFB json test: a new object serialised per request (TFB forbids caching the serialised bytes).</summary>
 internal static class Json
