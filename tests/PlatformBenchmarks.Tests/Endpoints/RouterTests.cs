@@ -1,0 +1,85 @@
+using PlatformBenchmarks.Endpoints;
+using PlatformBenchmarks.Tests.Data;
+using PlatformBenchmarks.Tests.Support;
+
+namespace PlatformBenchmarks.Tests.Endpoints;
+
+/// <summary>The route table: what it does not name is a 404, never a handler.</summary>
+public class RouterTests
+{
+    /// <summary>Paths one character or one segment away from every route of the table, and a few of every length.</summary>
+    public static TheoryData<string> PathsNearRoutes()
+    {
+        var data = new TheoryData<string>();
+        var paths = new HashSet<string>(StringComparer.Ordinal) { "/", "//", "/x", "/cached", "/cached-", "/query", "/update" };
+        foreach (Router.RouteEntry entry in Router.Table)
+        {
+            string name = System.Text.Encoding.ASCII.GetString(entry.Path);
+            paths.Add(name[..^1]);                 // one short
+            paths.Add(name + "x");                 // one long
+            paths.Add(name.ToUpperInvariant());    // paths are case-sensitive
+            paths.Add("/x" + name);                // prefixed
+            paths.Add(name + "/1/2");              // one segment too many
+            if (!entry.HasCount)
+            {
+                paths.Add(name + "/");
+                paths.Add(name + "/1");
+            }
+        }
+
+        foreach (string path in paths)
+        {
+            data.Add(path);
+        }
+
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(PathsNearRoutes))]
+    public async Task APathTheTableDoesNotNameIsNotFound(string path)
+    {
+        // A router without a database: a path that reached a database handler would fail with a 500, not a 404.
+        await using var connection = new PipeConnection<Router>(default);
+        await connection.SendAsync($"GET {path} HTTP/1.1\r\nHost: t\r\n\r\n");
+
+        Assert.Equal(404, (await connection.ReadAsync())!.Status);
+    }
+
+    [Fact]
+    public void TheTableNamesEachTfbTestOnceAndEveryCountRouteInBothForms()
+    {
+        string[] forms = [.. Router.Table.SelectMany(entry => entry.Forms())];
+
+        Assert.Equal(
+            [
+                "/plaintext", "/json", "/db", "/fortunes", "/queries/{count}", "/queries?queries={count}", "/updates/{count}",
+                "/updates?queries={count}", "/cached-worlds/{count}", "/cached-worlds?count={count}", "/cached-queries/{count}",
+                "/cached-queries?count={count}",
+            ],
+            forms);
+    }
+}
+
+/// <summary>Every form the start-up banner prints (it reads the router's table) answers over real sockets.</summary>
+[Collection(WorldTableTests.Name)]
+public class RouteTableEndToEndTests(ServerFixture server) : IClassFixture<ServerFixture>
+{
+    public static TheoryData<string> BannerForms()
+    {
+        var data = new TheoryData<string>();
+        foreach (string form in Router.Table.SelectMany(entry => entry.Forms()))
+        {
+            data.Add(form.Replace("{count}", "3", StringComparison.Ordinal));
+        }
+
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(BannerForms))]
+    public async Task EveryRouteTheBannerPrintsAnswers200(string target)
+    {
+        Assert.Equal(200, (await server.GetAsync(target)).Status);
+    }
+}
