@@ -216,7 +216,7 @@ internal sealed partial class TransportConnection : ConnectionContext,
     {
         _loop.Schedule(static s =>
         {
-            var (connection, reason) = ((TransportConnection, ConnectionAbortedException))s!;
+            (TransportConnection? connection, ConnectionAbortedException? reason) = ((TransportConnection, ConnectionAbortedException))s!;
             connection.Close(reason);
         }, (this, abortReason));
     }

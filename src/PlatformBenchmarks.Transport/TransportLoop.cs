@@ -139,7 +139,7 @@ internal abstract class TransportLoop : PipeScheduler
         var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         Post(static s =>
         {
-            var (work, completion) = ((Action, TaskCompletionSource))s!;
+            (Action? work, TaskCompletionSource? completion) = ((Action, TaskCompletionSource))s!;
             try
             {
                 work();

@@ -31,7 +31,7 @@ public class CloseTests
         var featurePresent = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
         await using TestServer server = await TestServer.StartAsync(async connection =>
         {
-            var halfClose = connection.Features.Get<IConnectionHalfCloseFeature>();
+            IConnectionHalfCloseFeature? halfClose = connection.Features.Get<IConnectionHalfCloseFeature>();
             featurePresent.TrySetResult(halfClose is not null);
             PipeReader input = connection.Transport.Input;
             ReadResult first = await input.ReadAsync();

@@ -129,7 +129,7 @@ internal static class Requests
     private static RequestFixture Pipelined(RequestFixture request, int depth, int[] splitPoints)
     {
         int length = request.Bytes.Length;
-        var batch = new byte[length * depth];
+        byte[] batch = new byte[length * depth];
         for (int i = 0; i < depth; i++)
         {
             request.Bytes.CopyTo(batch, i * length);

@@ -31,13 +31,13 @@ internal sealed class CircuitBreaker
     /// </summary>
     public bool Enter()
     {
-        var until = Volatile.Read(ref _openUntil);
+        long until = Volatile.Read(ref _openUntil);
         if (until == 0)
         {
             return false;
         }
 
-        var now = _time.GetTimestamp();
+        long now = _time.GetTimestamp();
         // Only the caller that moves the deadline forward becomes the probe; everyone else keeps failing fast.
         if (now < until || Interlocked.CompareExchange(ref _openUntil, now + _openTicks, until) != until)
         {
@@ -60,7 +60,7 @@ internal sealed class CircuitBreaker
     public bool Tripped(string reason)
     {
         _reason = reason;
-        var wasClosed = Interlocked.Exchange(ref _openUntil, _time.GetTimestamp() + _openTicks) == 0;
+        bool wasClosed = Interlocked.Exchange(ref _openUntil, _time.GetTimestamp() + _openTicks) == 0;
         return wasClosed;
     }
 }

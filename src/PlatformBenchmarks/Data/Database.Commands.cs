@@ -15,7 +15,7 @@ internal sealed partial class Database
     private static NpgsqlCommand AddIntParameters(NpgsqlCommand command, int count)
     {
         // Typed, positional ($1, $2, …) parameters: no boxing of the values, no parameter names to match.
-        for (var i = 0; i < count; i++)
+        for (int i = 0; i < count; i++)
         {
             command.Parameters.Add(new NpgsqlParameter<int>());
         }
@@ -32,8 +32,8 @@ internal sealed partial class Database
 
     private ReusePool<NpgsqlCommand> CreateUpdateCommands(int count)
     {
-        var sql = UpdateSql(count);
-        var created = _multiplexing ? CreateDataSourceCommands(sql, 2 * count) : CreateConnectionCommands(sql, 2 * count);
+        string sql = UpdateSql(count);
+        ReusePool<NpgsqlCommand> created = _multiplexing ? CreateDataSourceCommands(sql, 2 * count) : CreateConnectionCommands(sql, 2 * count);
         return Interlocked.CompareExchange(ref _updateCommands[count], created, null) ?? created;
     }
 }

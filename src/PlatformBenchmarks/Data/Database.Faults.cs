@@ -13,7 +13,7 @@ internal sealed partial class Database
     /// </summary>
     private DatabaseUnavailableException? ReportFailure(Exception exception, bool probe)
     {
-        var (reason, lostConnection) = Classify(exception);
+        (string? reason, bool lostConnection) = Classify(exception);
         if (reason is null || !lostConnection)
         {
             // The server answered (an error, or "pool exhausted", which is overload, not an outage).
@@ -57,9 +57,9 @@ internal sealed partial class Database
                 return Classify(inner);
             case AggregateException aggregate:
                 // Several statements of one batch failed: unavailable if any failed for that reason.
-                foreach (var inner in aggregate.InnerExceptions)
+                foreach (Exception inner in aggregate.InnerExceptions)
                 {
-                    var classified = Classify(inner);
+                    (string? Reason, bool LostConnection) classified = Classify(inner);
                     if (classified.Reason is not null)
                     {
                         return classified;

@@ -1,3 +1,5 @@
+using Npgsql;
+
 namespace PlatformBenchmarks.Data;
 
 internal sealed partial class Database
@@ -8,13 +10,13 @@ internal sealed partial class Database
     /// </summary>
     public async ValueTask<List<Fortune>> LoadFortunesAsync()
     {
-        var probe = _breaker.Enter();
+        bool probe = _breaker.Enter();
         try
         {
-            var command = _fortuneCommands.Rent();
+            NpgsqlCommand command = _fortuneCommands.Rent();
             // Grows as rows arrive: the list must not be sized from the known row count (tfb-rules.md §4.5).
             var fortunes = new List<Fortune>();
-            await using (var reader = await command.ExecuteReaderAsync())
+            await using (NpgsqlDataReader reader = await command.ExecuteReaderAsync())
             {
                 while (await reader.ReadAsync())
                 {

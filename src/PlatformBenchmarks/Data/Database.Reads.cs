@@ -15,11 +15,11 @@ internal sealed partial class Database
     public async ValueTask<World[]> LoadWorldsAsync(int count)
     {
         ValidateCount(count);
-        var probe = _breaker.Enter();
+        bool probe = _breaker.Enter();
         try
         {
             var worlds = new World[count];
-            for (var i = 0; i < worlds.Length; i++)
+            for (int i = 0; i < worlds.Length; i++)
             {
                 worlds[i] = new World(World.RandomId(), 0);
             }
@@ -42,10 +42,10 @@ internal sealed partial class Database
     /// <summary>One row by id: the db test's read, and the read-through of <see cref="WorldCache"/>.</summary>
     internal async ValueTask<World> LoadWorldAsync(int id)
     {
-        var probe = _breaker.Enter();
+        bool probe = _breaker.Enter();
         try
         {
-            var world = await ReadWorldAsync(id);
+            World world = await ReadWorldAsync(id);
             _breaker.Succeeded(probe);
             return world;
         }
@@ -63,11 +63,11 @@ internal sealed partial class Database
     /// <summary>The whole table in one statement: only for warming <see cref="WorldCache"/> at start-up (tfb-rules.md §4.7).</summary>
     internal async ValueTask<List<World>> LoadAllWorldsAsync()
     {
-        var probe = _breaker.Enter();
+        bool probe = _breaker.Enter();
         try
         {
-            using var command = _dataSource.CreateCommand(AllWorldsSql);
-            await using var reader = await command.ExecuteReaderAsync();
+            using NpgsqlCommand command = _dataSource.CreateCommand(AllWorldsSql);
+            await using NpgsqlDataReader reader = await command.ExecuteReaderAsync();
             var worlds = new List<World>(World.MaxId);
             while (await reader.ReadAsync())
             {
@@ -109,7 +109,7 @@ internal sealed partial class Database
     {
         // Without multiplexing, all the reads of a request share one rented connection: queueing for the pool once per row
         // would multiply the wait.
-        await using var connection = await _dataSource.OpenConnectionAsync();
+        await using NpgsqlConnection connection = await _dataSource.OpenConnectionAsync();
         await ReadWorldsInBatchAsync(worlds, connection);
     }
 
@@ -117,10 +117,10 @@ internal sealed partial class Database
     // the same one state machine box either way.
     private async Task<World> ReadWorldAsync(int id)
     {
-        var command = _worldCommands.Rent();
+        NpgsqlCommand command = _worldCommands.Rent();
         SetInt(command.Parameters, 0, id);
         World world;
-        await using (var reader = await command.ExecuteReaderAsync())
+        await using (NpgsqlDataReader reader = await command.ExecuteReaderAsync())
         {
             world = await reader.ReadAsync() ? new World(reader.GetInt32(0), reader.GetInt32(1)) : throw MissingWorld(id);
         }
@@ -138,14 +138,14 @@ internal sealed partial class Database
     private async ValueTask ReadWorldsConcurrentlyAsync(World[] worlds)
     {
         var reads = new Task<World>[worlds.Length];
-        for (var i = 0; i < reads.Length; i++)
+        for (int i = 0; i < reads.Length; i++)
         {
             reads[i] = ReadWorldAsync(worlds[i].Id);
         }
 
         // Await every read even after a failure, so none is left unobserved.
         Exception? failure = null;
-        for (var i = 0; i < reads.Length; i++)
+        for (int i = 0; i < reads.Length; i++)
         {
             try
             {
@@ -171,24 +171,24 @@ internal sealed partial class Database
     {
         // A new batch every time: unlike commands, an NpgsqlBatch reused on another pooled connection fails in Npgsql 10.0.0
         // ("prepared statement "_auto0" does not exist") once its statements are auto-prepared.
-        await using var batch = connection.CreateBatch();
+        await using NpgsqlBatch batch = connection.CreateBatch();
         batch.EnableErrorBarriers = true;
-        foreach (var world in worlds)
+        foreach (World world in worlds)
         {
             var command = new NpgsqlBatchCommand(WorldSql);
             command.Parameters.Add(new NpgsqlParameter<int> { TypedValue = world.Id });
             batch.BatchCommands.Add(command);
         }
 
-        await using var reader = await batch.ExecuteReaderAsync();
-        for (var i = 0; i < worlds.Length; i++)
+        await using NpgsqlDataReader reader = await batch.ExecuteReaderAsync();
+        for (int i = 0; i < worlds.Length; i++)
         {
             if (i > 0 && !await reader.NextResultAsync())
             {
                 throw new InvalidOperationException($"The batch returned {i} results for {worlds.Length} statements.");
             }
 
-            var id = worlds[i].Id;
+            int id = worlds[i].Id;
             worlds[i] = await reader.ReadAsync() ? new World(reader.GetInt32(0), reader.GetInt32(1)) : throw MissingWorld(id);
         }
     }

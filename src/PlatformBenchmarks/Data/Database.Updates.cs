@@ -23,10 +23,10 @@ internal sealed partial class Database
     public async ValueTask<World[]> UpdateWorldsAsync(int count)
     {
         ValidateCount(count);
-        var probe = _breaker.Enter();
+        bool probe = _breaker.Enter();
         try
         {
-            var worlds = DrawDistinctSortedIds(count);
+            World[] worlds = DrawDistinctSortedIds(count);
             if (_multiplexing)
             {
                 await ReadWorldsAsync(worlds);
@@ -36,7 +36,7 @@ internal sealed partial class Database
             else
             {
                 // One rental for the reads and the write: queueing for the pool twice per request would double the wait.
-                await using var connection = await _dataSource.OpenConnectionAsync();
+                await using NpgsqlConnection connection = await _dataSource.OpenConnectionAsync();
                 await ReadWorldsInBatchAsync(worlds, connection);
                 AssignNewRandomNumbers(worlds);
                 await WriteWorldsAsync(worlds, connection);
@@ -67,11 +67,11 @@ internal sealed partial class Database
         // One bit per id: a repeated draw is detected in O(1), and walking the bits yields the ids already sorted.
         Span<ulong> drawn = stackalloc ulong[(World.MaxId / 64) + 1];
         drawn.Clear();
-        for (var drawnCount = 0; drawnCount < count;)
+        for (int drawnCount = 0; drawnCount < count;)
         {
-            var id = World.RandomId();
-            ref var word = ref drawn[id >> 6];
-            var bit = 1UL << (id & 63);
+            int id = World.RandomId();
+            ref ulong word = ref drawn[id >> 6];
+            ulong bit = 1UL << (id & 63);
             if ((word & bit) == 0)
             {
                 word |= bit;
@@ -80,10 +80,10 @@ internal sealed partial class Database
         }
 
         var worlds = new World[count];
-        var next = 0;
-        for (var index = 0; index < drawn.Length; index++)
+        int next = 0;
+        for (int index = 0; index < drawn.Length; index++)
         {
-            for (var word = drawn[index]; word != 0; word &= word - 1)
+            for (ulong word = drawn[index]; word != 0; word &= word - 1)
             {
                 worlds[next++] = new World((index << 6) + BitOperations.TrailingZeroCount(word), 0);
             }
@@ -95,7 +95,7 @@ internal sealed partial class Database
     /// <summary>A new random number per row, never its current one, so that every row really changes.</summary>
     internal static void AssignNewRandomNumbers(World[] worlds)
     {
-        for (var i = 0; i < worlds.Length; i++)
+        for (int i = 0; i < worlds.Length; i++)
         {
             int randomNumber;
             do
@@ -110,18 +110,18 @@ internal sealed partial class Database
 
     private async ValueTask WriteWorldsAsync(World[] worlds, NpgsqlConnection? connection)
     {
-        var commands = UpdateCommands(worlds.Length);
-        for (var attempt = 1; ; attempt++)
+        ReusePool<NpgsqlCommand> commands = UpdateCommands(worlds.Length);
+        for (int attempt = 1; ; attempt++)
         {
-            var command = commands.Rent();
+            NpgsqlCommand command = commands.Rent();
             if (connection is not null)
             {
                 // Without multiplexing the command is a plain one, bound to the request's connection for this use only.
                 command.Connection = connection;
             }
 
-            var parameters = command.Parameters;
-            for (var i = 0; i < worlds.Length; i++)
+            NpgsqlParameterCollection parameters = command.Parameters;
+            for (int i = 0; i < worlds.Length; i++)
             {
                 SetInt(parameters, 2 * i, worlds[i].Id);
                 SetInt(parameters, (2 * i) + 1, worlds[i].RandomNumber);
@@ -168,7 +168,7 @@ internal sealed partial class Database
     private static string BuildUpdateSql(int count)
     {
         var sql = new StringBuilder("UPDATE world SET randomnumber = v.r FROM (VALUES ($1::int, $2::int)", 64 + (count * 16));
-        for (var i = 1; i < count; i++)
+        for (int i = 1; i < count; i++)
         {
             sql.Append(", ($").Append((2 * i) + 1).Append(", $").Append((2 * i) + 2).Append(')');
         }

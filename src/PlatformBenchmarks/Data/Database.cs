@@ -30,7 +30,7 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     public Database(DatabaseOptions options, TimeProvider? time = null)
     {
         ArgumentNullException.ThrowIfNull(options);
-        var settings = options.CreateConnectionStringBuilder();
+        NpgsqlConnectionStringBuilder settings = options.CreateConnectionStringBuilder();
         // The slim builder carries only the basic type mappings (int4, text) we use, which trims start-up and the AOT image.
         _dataSource = new NpgsqlSlimDataSourceBuilder(settings.ConnectionString).Build();
         _breaker = new CircuitBreaker(options.FailFastPeriod, time ?? TimeProvider.System);
@@ -44,8 +44,6 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     /// <summary>A one-line, password-free summary of the effective settings, for the start-up banner.</summary>
     public string Settings { get; }
 
-    public bool Multiplexing => _multiplexing;
-
     /// <summary>
     /// Start-up probe: runs the fortune and world statements once. Never throws for an unreachable or broken database;
     /// the server starts either way and the database methods recover by themselves once PostgreSQL answers.
@@ -54,8 +52,8 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     {
         try
         {
-            var fortunes = await LoadFortunesAsync();
-            var world = await LoadSingleWorldAsync();
+            List<Fortune> fortunes = await LoadFortunesAsync();
+            World world = await LoadSingleWorldAsync();
             return new DatabaseStatus(true, $"{Settings}: {fortunes.Count} fortunes, world {world.Id} read");
         }
         catch (DatabaseUnavailableException exception)

@@ -47,7 +47,7 @@ internal sealed class DatabaseOptions
     /// <summary>The final Npgsql settings: the connection string plus our defaults for every keyword it leaves out.</summary>
     public NpgsqlConnectionStringBuilder CreateConnectionStringBuilder()
     {
-        var given = GivenKeywords(ConnectionString);
+        HashSet<string> given = GivenKeywords(ConnectionString);
         var builder = new NpgsqlConnectionStringBuilder(ConnectionString);
 
         builder.Multiplexing = Multiplexing ?? (given.Contains("MULTIPLEXING") ? builder.Multiplexing : true);

@@ -29,8 +29,8 @@ internal sealed class WorldCache : IDisposable
     {
         try
         {
-            var worlds = await _database.LoadAllWorldsAsync();
-            foreach (var world in worlds)
+            List<World> worlds = await _database.LoadAllWorldsAsync();
+            foreach (World world in worlds)
             {
                 Add(world);
             }
@@ -52,9 +52,9 @@ internal sealed class WorldCache : IDisposable
         ArgumentOutOfRangeException.ThrowIfLessThan(count, World.MinPerRequest);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(count, World.MaxPerRequest);
         var worlds = new World[count];
-        for (var i = 0; i < worlds.Length; i++)
+        for (int i = 0; i < worlds.Length; i++)
         {
-            var id = World.RandomId();
+            int id = World.RandomId();
             if (!TryGet(id, out worlds[i]))
             {
                 return ReadThroughAsync(worlds, i, id);
@@ -68,7 +68,7 @@ internal sealed class WorldCache : IDisposable
 
     private bool TryGet(int id, out World world)
     {
-        if (_cache.TryGetValue(s_keys[id], out var value) && value is World cached)
+        if (_cache.TryGetValue(s_keys[id], out object? value) && value is World cached)
         {
             world = cached;
             return true;
@@ -83,9 +83,9 @@ internal sealed class WorldCache : IDisposable
     private async ValueTask<World[]> ReadThroughAsync(World[] worlds, int index, int missingId)
     {
         worlds[index] = await LoadAndCacheAsync(missingId);
-        for (var i = index + 1; i < worlds.Length; i++)
+        for (int i = index + 1; i < worlds.Length; i++)
         {
-            var id = World.RandomId();
+            int id = World.RandomId();
             if (!TryGet(id, out worlds[i]))
             {
                 worlds[i] = await LoadAndCacheAsync(id);
@@ -97,15 +97,15 @@ internal sealed class WorldCache : IDisposable
 
     private async ValueTask<World> LoadAndCacheAsync(int id)
     {
-        var world = await _database.LoadWorldAsync(id);
+        World world = await _database.LoadWorldAsync(id);
         Add(world);
         return world;
     }
 
     private static object[] CreateKeys()
     {
-        var keys = new object[World.MaxId + 1];
-        for (var id = 0; id < keys.Length; id++)
+        object[] keys = new object[World.MaxId + 1];
+        for (int id = 0; id < keys.Length; id++)
         {
             keys[id] = id;
         }

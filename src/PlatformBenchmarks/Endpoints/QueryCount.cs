@@ -17,7 +17,7 @@ internal static class QueryCount
         // Mirrors Python's int(), which the verifier's expectations are written against: surrounding blanks and one sign
         // are accepted, anything else that is not a digit makes the value "not an integer".
         value = value.Trim(" \t"u8);
-        var negative = false;
+        bool negative = false;
         if (!value.IsEmpty && value[0] is (byte)'-' or (byte)'+')
         {
             negative = value[0] == (byte)'-';
@@ -29,10 +29,10 @@ internal static class QueryCount
             return Min;
         }
 
-        var number = 0;
-        foreach (var b in value)
+        int number = 0;
+        foreach (byte b in value)
         {
-            var digit = (uint)(b - '0');
+            uint digit = (uint)(b - '0');
             if (digit > 9)
             {
                 return Min;

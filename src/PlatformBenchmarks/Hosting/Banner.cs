@@ -6,6 +6,7 @@ using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.Extensions.Options;
 using PlatformBenchmarks.Endpoints;
+using PlatformBenchmarks.Transport;
 
 namespace PlatformBenchmarks.Hosting;
 
@@ -23,7 +24,7 @@ internal static class Banner
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Runtime:    {RuntimeInformation.FrameworkDescription} {RuntimeInformation.RuntimeIdentifier}{(RuntimeFeature.IsDynamicCodeSupported ? string.Empty : " (Native AOT)")}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  GC:         {(GCSettings.IsServerGC ? "Server" : "Workstation")}, {GCSettings.LatencyMode}, dynamic adaptation {DescribeDatas()}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Processors: {Environment.ProcessorCount}");
-        var choice = app.Services.GetRequiredService<Transport.TransportChoice>();
+        TransportChoice choice = app.Services.GetRequiredService<Transport.TransportChoice>();
         text.AppendLine(choice.Kind == Transport.TransportKind.Sockets
             ? string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  sockets ({choice.Reason}), wait for data {transport.WaitForDataBeforeAllocatingBuffer}, inline scheduling {transport.UnsafePreferInlineScheduling}, I/O queues {(transport.IOQueueCount > 0 ? transport.IOQueueCount : Math.Min(Environment.ProcessorCount, 16))}")
             : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  {choice.Kind.ToString().ToLowerInvariant()} ({choice.Reason}), {app.Services.GetRequiredService<IOptions<Transport.TransportOptions>>().Value.EffectiveThreadCount} loop threads"));

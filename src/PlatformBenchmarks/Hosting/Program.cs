@@ -89,7 +89,7 @@ internal static class Program
             options.AddServerHeader = false;
             IServiceProvider services = options.ApplicationServices;
             var router = new Router(services.GetRequiredService<Database>(), services.GetRequiredService<WorldCache>());
-            var context = services.GetRequiredService<HttpServerContext>();
+            HttpServerContext context = services.GetRequiredService<HttpServerContext>();
             options.ConfigureEndpointDefaults(listen => listen.UseHttpApplication(router, context));
         });
 

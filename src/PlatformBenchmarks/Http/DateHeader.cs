@@ -31,7 +31,7 @@ internal sealed class DateHeader : IDisposable
 
     private static byte[] Render(DateTimeOffset now)
     {
-        var value = new byte[Length];
+        byte[] value = new byte[Length];
         Utf8Formatter.TryFormat(now, value, out _, 'R');
         return value;
     }

@@ -341,7 +341,7 @@ internal sealed partial class HttpConnection<TApp>
                 _requestTimeout = new CancellationTokenSource(Timeout.InfiniteTimeSpan, _time);
             }
 
-            _requestTimeout.CancelAfter(_parser.Limits.RequestHeadersTimeout);
+            _requestTimeout.CancelAfter(_parser.Limits.RequestTimeout);
         }
         else
         {

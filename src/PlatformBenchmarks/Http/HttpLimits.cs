@@ -18,10 +18,10 @@ internal sealed class HttpLimits
     public long MaxRequestBodySize { get; set; } = 1024 * 1024;
 
     /// <summary>
-    /// How long a started request may take to arrive in full (408 after). An idle keep-alive connection is never
+    /// How long a started request, its head and its body, may take to arrive in full (408 after). An idle keep-alive connection is never
     /// timed out: TFB forbids a maximum keep-alive time.
     /// </summary>
-    public TimeSpan RequestHeadersTimeout { get; set; } = TimeSpan.FromSeconds(30);
+    public TimeSpan RequestTimeout { get; set; } = TimeSpan.FromSeconds(30);
 
     /// <summary>
     /// When the server closes a connection the client may still be sending on (after a rejection, or with requests
@@ -54,7 +54,7 @@ internal sealed class HttpLimitsValidator : IValidateOptions<HttpLimits>
         RequireInRange(failures, nameof(HttpLimits.MaxRequestHeadersSize), options.MaxRequestHeadersSize, 16, MaxSize);
         RequireInRange(failures, nameof(HttpLimits.MaxRequestHeaderCount), options.MaxRequestHeaderCount, 1, int.MaxValue);
         RequireInRange(failures, nameof(HttpLimits.MaxRequestBodySize), options.MaxRequestBodySize, 0, long.MaxValue);
-        RequireDuration(failures, nameof(HttpLimits.RequestHeadersTimeout), options.RequestHeadersTimeout, allowZero: false);
+        RequireDuration(failures, nameof(HttpLimits.RequestTimeout), options.RequestTimeout, allowZero: false);
         RequireDuration(failures, nameof(HttpLimits.LingerTimeout), options.LingerTimeout, allowZero: true);
         RequireDuration(failures, nameof(HttpLimits.MaxLingerTime), options.MaxLingerTime, allowZero: true);
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);

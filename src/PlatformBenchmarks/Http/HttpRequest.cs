@@ -23,9 +23,6 @@ internal readonly ref struct HttpRequest
 
     public ReadOnlySpan<byte> MethodToken => _head.Slice(0, _info.MethodLength);
 
-    /// <summary>The request target exactly as sent.</summary>
-    public ReadOnlySpan<byte> Target => _head.Slice(_info.TargetStart, _info.TargetLength);
-
     /// <summary>The path of the target (for an absolute-form target, without scheme and authority), not decoded.</summary>
     public ReadOnlySpan<byte> Path => _head.Slice(_info.PathStart, _info.PathLength);
 

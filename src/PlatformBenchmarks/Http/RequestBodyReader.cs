@@ -46,7 +46,6 @@ internal struct RequestBodyReader
         _state = State.Size;
     }
 
-    public readonly bool HasBody => _kind != BodyKind.None;
 
     /// <summary>Consumes body bytes from the start of <paramref name="buffer"/>.</summary>
     /// <param name="consumed">How many bytes of <paramref name="buffer"/> belong to the body.</param>

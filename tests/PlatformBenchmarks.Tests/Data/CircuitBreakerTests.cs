@@ -25,7 +25,7 @@ public class CircuitBreakerTests
         var breaker = new CircuitBreaker(s_period, _time);
 
         Assert.True(breaker.Tripped("refused"));
-        var fastFailure = Assert.Throws<DatabaseUnavailableException>(() => breaker.Enter());
+        DatabaseUnavailableException fastFailure = Assert.Throws<DatabaseUnavailableException>(() => breaker.Enter());
         Assert.Contains("refused", fastFailure.Message, StringComparison.Ordinal);
 
         _time.Advance(s_period - TimeSpan.FromMilliseconds(1));

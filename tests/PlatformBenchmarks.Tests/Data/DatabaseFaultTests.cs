@@ -38,7 +38,7 @@ public class DatabaseFaultTests
     [MemberData(nameof(Outages))]
     public void AnUnreachableDatabaseIsUnavailableAndTripsTheBreaker(Exception exception)
     {
-        var (reason, lostConnection) = Database.Classify(exception);
+        (string? reason, bool lostConnection) = Database.Classify(exception);
 
         Assert.False(string.IsNullOrWhiteSpace(reason));
         Assert.True(lostConnection);
@@ -56,7 +56,7 @@ public class DatabaseFaultTests
             "The connection pool has been exhausted, either raise 'Max Pool Size' (currently 64) or 'Timeout' (currently 2 seconds) in your connection string.",
             new TimeoutException());
 
-        var (reason, lostConnection) = Database.Classify(exception);
+        (string? reason, bool lostConnection) = Database.Classify(exception);
 
         Assert.Equal("connection pool exhausted", reason);
         Assert.False(lostConnection);

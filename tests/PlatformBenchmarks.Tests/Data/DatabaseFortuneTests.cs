@@ -27,7 +27,7 @@ public class DatabaseFortuneTests
     [InlineData(Mode.Pooled)]
     public async Task FortunesAreExactlyTheTwelveRowsOfTheTable(Mode mode)
     {
-        var fortunes = await TestDatabase.Shared(mode).LoadFortunesAsync();
+        List<Fortune> fortunes = await TestDatabase.Shared(mode).LoadFortunesAsync();
 
         Assert.Equal(s_expected, fortunes.OrderBy(fortune => fortune.Id));
     }
@@ -35,7 +35,7 @@ public class DatabaseFortuneTests
     [Fact]
     public async Task WithTheRequestTimeFortuneTheySortIntoTheVerifiersOrder()
     {
-        var fortunes = await TestDatabase.Shared(Mode.Multiplexing).LoadFortunesAsync();
+        List<Fortune> fortunes = await TestDatabase.Shared(Mode.Multiplexing).LoadFortunesAsync();
 
         Fortune.AddAdditionalAndSort(fortunes);
 

@@ -3,6 +3,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 using PlatformBenchmarks.Hosting;
 using PlatformBenchmarks.Data;
+using Npgsql;
 
 namespace PlatformBenchmarks.Tests.Data;
 
@@ -22,8 +23,8 @@ public class DatabaseOptionsTests
     [Fact]
     public void WithoutConfigurationItIsTfbsDatabaseWithMultiplexing()
     {
-        var options = FromSettings();
-        var settings = options.CreateConnectionStringBuilder();
+        DatabaseOptions options = FromSettings();
+        NpgsqlConnectionStringBuilder settings = options.CreateConnectionStringBuilder();
 
         Assert.Equal(DatabaseOptions.TfbConnectionString, options.ConnectionString);
         Assert.Equal("tfb-database", settings.Host);
@@ -43,12 +44,12 @@ public class DatabaseOptionsTests
     [Fact]
     public void ConfigurationKeysOverrideTheConnectionString()
     {
-        var options = FromSettings(
+        DatabaseOptions options = FromSettings(
             ("ConnectionString", "Host=db;Database=x;Username=u;Password=p;Multiplexing=true;Maximum Pool Size=3"),
             ("Database:Multiplexing", "false"),
             ("Database:MaxPoolSize", "40"),
             ("Database:FailFastMilliseconds", "250"));
-        var settings = options.CreateConnectionStringBuilder();
+        NpgsqlConnectionStringBuilder settings = options.CreateConnectionStringBuilder();
 
         Assert.Equal("db", settings.Host);
         Assert.False(settings.Multiplexing);
@@ -59,7 +60,7 @@ public class DatabaseOptionsTests
     [Fact]
     public void KeywordsTheConnectionStringSetsAreKeptInsteadOfOurDefaults()
     {
-        var settings = FromSettings(
+        NpgsqlConnectionStringBuilder settings = FromSettings(
                 ("ConnectionString", "Host=db;Multiplexing=false;MaxPoolSize=3;Timeout=7;Max Auto Prepare=0;No Reset On Close=false"))
             .CreateConnectionStringBuilder();
 
@@ -73,7 +74,7 @@ public class DatabaseOptionsTests
     [Fact]
     public void PoolSizeAndTimeoutDefaultsFollowTheMode()
     {
-        var settings = FromSettings(("Database:Multiplexing", "false")).CreateConnectionStringBuilder();
+        NpgsqlConnectionStringBuilder settings = FromSettings(("Database:Multiplexing", "false")).CreateConnectionStringBuilder();
 
         Assert.False(settings.Multiplexing);
         Assert.Equal(DatabaseOptions.DefaultPooledPoolSize, settings.MaxPoolSize);
@@ -87,7 +88,7 @@ public class DatabaseOptionsTests
     [InlineData("Database:FailFastMilliseconds", "-1")]
     public void InvalidValuesAreRejectedAtStartUpNamingTheKey(string key, string value)
     {
-        var exception = Assert.Throws<SettingsException>(() => FromSettings((key, value)));
+        SettingsException exception = Assert.Throws<SettingsException>(() => FromSettings((key, value)));
 
         Assert.Contains(key, exception.Message, StringComparison.Ordinal);
     }
@@ -95,7 +96,7 @@ public class DatabaseOptionsTests
     [Fact]
     public void SessionOptionsAreAddedToTheConnectionStringsOwnOptions()
     {
-        var settings = FromSettings(("ConnectionString", "Host=db;Options=-c statement_timeout=5000")).CreateConnectionStringBuilder();
+        NpgsqlConnectionStringBuilder settings = FromSettings(("ConnectionString", "Host=db;Options=-c statement_timeout=5000")).CreateConnectionStringBuilder();
 
         Assert.Equal("-c statement_timeout=5000 " + DatabaseOptions.SessionOptions, settings.Options);
     }
@@ -103,7 +104,7 @@ public class DatabaseOptionsTests
     [Fact]
     public void AConnectionStringThatSetsEnableHashjoinKeepsIt()
     {
-        var settings = FromSettings(("ConnectionString", "Host=db;Options=-c enable_hashjoin=on")).CreateConnectionStringBuilder();
+        NpgsqlConnectionStringBuilder settings = FromSettings(("ConnectionString", "Host=db;Options=-c enable_hashjoin=on")).CreateConnectionStringBuilder();
 
         Assert.Equal("-c enable_hashjoin=on", settings.Options);
     }

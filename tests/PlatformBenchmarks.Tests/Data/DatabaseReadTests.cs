@@ -10,12 +10,12 @@ public class DatabaseReadTests
     [InlineData(Mode.Pooled)]
     public async Task SingleWorldIsAWholeRowOfTheTable(Mode mode)
     {
-        var database = TestDatabase.Shared(mode);
-        var table = await TestDatabase.ReadWorldTableAsync();
+        Database database = TestDatabase.Shared(mode);
+        int[] table = await TestDatabase.ReadWorldTableAsync();
 
-        for (var i = 0; i < 50; i++)
+        for (int i = 0; i < 50; i++)
         {
-            var world = await database.LoadSingleWorldAsync();
+            World world = await database.LoadSingleWorldAsync();
 
             Assert.InRange(world.Id, 1, World.MaxId);
             Assert.Equal(table[world.Id], world.RandomNumber);
@@ -26,10 +26,10 @@ public class DatabaseReadTests
     [MemberData(nameof(TestDatabase.ModesAndCounts), MemberType = typeof(TestDatabase))]
     public async Task MultipleQueriesReturnTheRequestedNumberOfRealRows(Mode mode, int count)
     {
-        var database = TestDatabase.Shared(mode);
-        var table = await TestDatabase.ReadWorldTableAsync();
+        Database database = TestDatabase.Shared(mode);
+        int[] table = await TestDatabase.ReadWorldTableAsync();
 
-        var worlds = await database.LoadWorldsAsync(count);
+        World[] worlds = await database.LoadWorldsAsync(count);
 
         Assert.Equal(count, worlds.Length);
         Assert.All(worlds, world =>
@@ -44,9 +44,9 @@ public class DatabaseReadTests
     [InlineData(Mode.Pooled)]
     public async Task RowsAreDrawnFromTheWholeIdRange(Mode mode)
     {
-        var database = TestDatabase.Shared(mode);
+        Database database = TestDatabase.Shared(mode);
         var ids = new List<int>();
-        for (var i = 0; i < 4; i++)
+        for (int i = 0; i < 4; i++)
         {
             ids.AddRange((await database.LoadWorldsAsync(500)).Select(world => world.Id));
         }
@@ -62,9 +62,9 @@ public class DatabaseReadTests
     [InlineData(Mode.Pooled)]
     public async Task ManyConcurrentRequestsAllGetTheirRows(Mode mode)
     {
-        var database = TestDatabase.Shared(mode);
+        Database database = TestDatabase.Shared(mode);
 
-        var results = await Task.WhenAll(Enumerable.Range(0, 512).Select(_ => database.LoadWorldsAsync(20).AsTask()));
+        World[][] results = await Task.WhenAll(Enumerable.Range(0, 512).Select(_ => database.LoadWorldsAsync(20).AsTask()));
 
         Assert.All(results, worlds => Assert.Equal(20, worlds.Length));
         Assert.All(results.SelectMany(worlds => worlds), world => Assert.InRange(world.Id, 1, World.MaxId));
@@ -76,7 +76,7 @@ public class DatabaseReadTests
     [InlineData(-1)]
     public async Task CountsOutsideOneTo500AreRejectedBecauseTheCallerMustClampThem(int count)
     {
-        var database = TestDatabase.Shared(Mode.Multiplexing);
+        Database database = TestDatabase.Shared(Mode.Multiplexing);
 
         await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => database.LoadWorldsAsync(count).AsTask());
         await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => database.UpdateWorldsAsync(count).AsTask());
@@ -85,7 +85,7 @@ public class DatabaseReadTests
     [Fact]
     public async Task WarmUpReportsTheDatabaseAvailable()
     {
-        var status = await TestDatabase.Shared(Mode.Multiplexing).TryWarmUpAsync();
+        DatabaseStatus status = await TestDatabase.Shared(Mode.Multiplexing).TryWarmUpAsync();
 
         Assert.True(status.IsAvailable, status.Description);
         Assert.Contains("12 fortunes", status.Description, StringComparison.Ordinal);

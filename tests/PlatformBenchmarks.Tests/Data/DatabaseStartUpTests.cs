@@ -23,9 +23,9 @@ public class DatabaseStartUpTests
         using var cache = new WorldCache(database);
         var stopwatch = Stopwatch.StartNew();
 
-        var status = await database.TryWarmUpAsync();
-        var cacheStatus = await cache.TryWarmUpAsync();
-        var failure = await Assert.ThrowsAsync<DatabaseUnavailableException>(() => database.LoadWorldsAsync(20).AsTask());
+        DatabaseStatus status = await database.TryWarmUpAsync();
+        DatabaseStatus cacheStatus = await cache.TryWarmUpAsync();
+        DatabaseUnavailableException failure = await Assert.ThrowsAsync<DatabaseUnavailableException>(() => database.LoadWorldsAsync(20).AsTask());
         await Assert.ThrowsAsync<DatabaseUnavailableException>(() => cache.GetCachedWorldsAsync(1).AsTask());
 
         Assert.True(stopwatch.Elapsed < TimeSpan.FromSeconds(20), $"took {stopwatch.Elapsed.TotalMilliseconds} ms");
@@ -43,7 +43,7 @@ public class DatabaseStartUpTests
         var settings = new NpgsqlConnectionStringBuilder(TestDatabase.ConnectionString) { Database = "postgres" };
         await using var database = new Database(new DatabaseOptions { ConnectionString = settings.ConnectionString });
 
-        var status = await database.TryWarmUpAsync();
+        DatabaseStatus status = await database.TryWarmUpAsync();
 
         Assert.False(status.IsAvailable);
         Assert.Contains("42P01", status.Description, StringComparison.Ordinal);

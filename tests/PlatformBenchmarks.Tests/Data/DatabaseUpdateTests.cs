@@ -10,12 +10,12 @@ public class DatabaseUpdateTests
     [MemberData(nameof(TestDatabase.ModesAndCounts), MemberType = typeof(TestDatabase))]
     public async Task UpdatesPersistEveryRowWithANewValue(Mode mode, int count)
     {
-        var database = TestDatabase.Shared(mode);
-        var before = await TestDatabase.ReadWorldTableAsync();
+        Database database = TestDatabase.Shared(mode);
+        int[] before = await TestDatabase.ReadWorldTableAsync();
 
-        var updated = await database.UpdateWorldsAsync(count);
+        World[] updated = await database.UpdateWorldsAsync(count);
 
-        var after = await TestDatabase.ReadWorldTableAsync();
+        int[] after = await TestDatabase.ReadWorldTableAsync();
         Assert.Equal(count, updated.Length);
         Assert.Equal(count, updated.Select(world => world.Id).Distinct().Count());
         Assert.All(updated, world =>
@@ -35,7 +35,7 @@ public class DatabaseUpdateTests
     {
         // 128 requests share the pool; on a loaded machine a request may wait longer than the default 5 s for a
         // connection, which is not what this test is about: give it a long wait of its own.
-        var options = TestDatabase.Options(mode);
+        DatabaseOptions options = TestDatabase.Options(mode);
         await using var database = new Database(new DatabaseOptions
         {
             ConnectionString = options.ConnectionString + ";Timeout=60",
@@ -44,8 +44,8 @@ public class DatabaseUpdateTests
 
         // Requests of 100 and 500 rows out of 10000 share rows with many others; at those sizes PostgreSQL would lock them in
         // table order (a hash join) were it not for our session options, and some would deadlock. 20 rows is the benchmark's.
-        var counts = new[] { 100, 20, 500, 20 };
-        var results = await Task.WhenAll(Enumerable.Range(0, 128).Select(i => database.UpdateWorldsAsync(counts[i % counts.Length]).AsTask()));
+        int[] counts = new[] { 100, 20, 500, 20 };
+        World[][] results = await Task.WhenAll(Enumerable.Range(0, 128).Select(i => database.UpdateWorldsAsync(counts[i % counts.Length]).AsTask()));
 
         Assert.All(results, worlds => Assert.True(worlds.Length is 100 or 20 or 500));
         // Not one UPDATE was aborted and retried: the rows were locked in id order.
@@ -62,9 +62,9 @@ public class DatabaseUpdateTests
     [InlineData(Mode.Pooled)]
     public async Task ManyDifferentStatementsInterleavedUnderLoadAllSucceed(Mode mode)
     {
-        var database = TestDatabase.Shared(mode);
+        Database database = TestDatabase.Shared(mode);
 
-        for (var round = 0; round < 4; round++)
+        for (int round = 0; round < 4; round++)
         {
             await Task.WhenAll(Enumerable.Range(1, 40).Select(async count =>
             {
@@ -78,14 +78,14 @@ public class DatabaseUpdateTests
     [Fact]
     public void DrawnIdsAreDistinctAscendingAndWithinRange()
     {
-        foreach (var count in new[] { 1, 2, 20, 500 })
+        foreach (int count in new[] { 1, 2, 20, 500 })
         {
-            var worlds = Database.DrawDistinctSortedIds(count);
+            World[] worlds = Database.DrawDistinctSortedIds(count);
 
             Assert.Equal(count, worlds.Length);
             Assert.InRange(worlds[0].Id, 1, World.MaxId);
             Assert.InRange(worlds[^1].Id, 1, World.MaxId);
-            for (var i = 1; i < worlds.Length; i++)
+            for (int i = 1; i < worlds.Length; i++)
             {
                 Assert.True(worlds[i - 1].Id < worlds[i].Id, $"ids {worlds[i - 1].Id} and {worlds[i].Id} are not strictly ascending");
             }
@@ -95,7 +95,7 @@ public class DatabaseUpdateTests
     [Fact]
     public void NewRandomNumbersAlwaysDifferFromTheOldOnes()
     {
-        var worlds = Enumerable.Range(1, 10000).Select(id => new World(id, (id % 3) + 1)).ToArray();
+        World[] worlds = Enumerable.Range(1, 10000).Select(id => new World(id, (id % 3) + 1)).ToArray();
 
         Database.AssignNewRandomNumbers(worlds);
 
@@ -112,7 +112,7 @@ public class DatabaseUpdateTests
     [InlineData(500)]
     public async Task UpdateTextIsOneStatementWithoutSelectThatPostgresAccepts(int count)
     {
-        var sql = Database.UpdateSql(count);
+        string sql = Database.UpdateSql(count);
 
         Assert.DoesNotContain("select", sql, StringComparison.OrdinalIgnoreCase);
         Assert.DoesNotContain(";", sql, StringComparison.Ordinal);
@@ -121,10 +121,10 @@ public class DatabaseUpdateTests
         Assert.DoesNotContain($"${(2 * count) + 1}", sql, StringComparison.Ordinal);
 
         // Rolled back: only checks that the text is valid and touches exactly the rows named.
-        await using var connection = await TestDatabase.OpenDirectAsync();
-        await using var transaction = await connection.BeginTransactionAsync();
+        await using NpgsqlConnection connection = await TestDatabase.OpenDirectAsync();
+        await using NpgsqlTransaction transaction = await connection.BeginTransactionAsync();
         await using var command = new NpgsqlCommand(sql, connection, transaction);
-        for (var i = 0; i < count; i++)
+        for (int i = 0; i < count; i++)
         {
             command.Parameters.Add(new NpgsqlParameter<int> { TypedValue = i + 1 });
             command.Parameters.Add(new NpgsqlParameter<int> { TypedValue = 1 });

@@ -22,7 +22,7 @@ public class OutageTests
     public async Task AStoppedDatabaseFailsFastAndCallsRecoverOnceItIsBack(Mode mode)
     {
         var time = new FakeTimeProvider();
-        await using var database = TestDatabase.Create(mode, LongConnectTimeout, time);
+        await using Database database = TestDatabase.Create(mode, LongConnectTimeout, time);
         using var cache = new WorldCache(database);
         Assert.True((await cache.TryWarmUpAsync()).IsAvailable);
         // Leave pooled connections behind: they go stale when the server stops.
@@ -32,13 +32,13 @@ public class OutageTests
         try
         {
             var stopwatch = Stopwatch.StartNew();
-            var first = await Assert.ThrowsAsync<DatabaseUnavailableException>(() => database.LoadSingleWorldAsync().AsTask());
+            DatabaseUnavailableException first = await Assert.ThrowsAsync<DatabaseUnavailableException>(() => database.LoadSingleWorldAsync().AsTask());
             Assert.True(stopwatch.Elapsed < s_fastLimit, $"the first failure took {stopwatch.Elapsed.TotalMilliseconds} ms");
             Assert.False(string.IsNullOrWhiteSpace(first.Message));
 
             // Within the fail-fast period the breaker answers without trying the server at all: its own message says so.
             stopwatch.Restart();
-            foreach (var failure in new[]
+            foreach (DatabaseUnavailableException? failure in new[]
             {
                 await Assert.ThrowsAsync<DatabaseUnavailableException>(() => database.LoadWorldsAsync(20).AsTask()),
                 await Assert.ThrowsAsync<DatabaseUnavailableException>(() => database.UpdateWorldsAsync(20).AsTask()),
@@ -54,7 +54,7 @@ public class OutageTests
             // The cache keeps answering from memory.
             Assert.Equal(500, (await cache.GetCachedWorldsAsync(500)).Length);
 
-            var status = await database.TryWarmUpAsync();
+            DatabaseStatus status = await database.TryWarmUpAsync();
             Assert.False(status.IsAvailable);
             Assert.Contains("unavailable", status.Description, StringComparison.Ordinal);
 
@@ -87,7 +87,7 @@ public class OutageTests
         }
 
         // And then every call works, across all the pool's connections.
-        for (var i = 0; i < 5; i++)
+        for (int i = 0; i < 5; i++)
         {
             await Task.WhenAll(Enumerable.Range(0, 64).Select(async _ =>
             {
@@ -107,14 +107,14 @@ internal static class DbScript
 {
     public static async Task RunAsync(string command)
     {
-        var script = FindScript();
-        using var process = Process.Start(new ProcessStartInfo("bash", [script, command])
+        string script = FindScript();
+        using Process process = Process.Start(new ProcessStartInfo("bash", [script, command])
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,
         })!;
-        var output = process.StandardOutput.ReadToEndAsync();
-        var error = process.StandardError.ReadToEndAsync();
+        Task<string> output = process.StandardOutput.ReadToEndAsync();
+        Task<string> error = process.StandardError.ReadToEndAsync();
         await process.WaitForExitAsync();
         Assert.True(process.ExitCode == 0, $"scripts/db.sh {command} exited with {process.ExitCode}: {await output}{await error}");
 
@@ -126,7 +126,7 @@ internal static class DbScript
     {
         for (var directory = new DirectoryInfo(AppContext.BaseDirectory); directory is not null; directory = directory.Parent)
         {
-            var candidate = Path.Combine(directory.FullName, "scripts", "db.sh");
+            string candidate = Path.Combine(directory.FullName, "scripts", "db.sh");
             if (File.Exists(candidate))
             {
                 return candidate;

@@ -18,7 +18,7 @@ public class StatementCountTests
     [InlineData(Mode.Pooled)]
     public async Task StatementsAndRowsAreExactlyWhatTheHarnessExpects(Mode mode)
     {
-        await using var database = TestDatabase.Create(mode);
+        await using Database database = TestDatabase.Create(mode);
         Assert.True((await database.TryWarmUpAsync()).IsAvailable);
 
         Assert.Equal(new StatementCounts(N, N, 0), await MeasureAsync("world", () => database.LoadSingleWorldAsync().AsTask()));
@@ -31,7 +31,7 @@ public class StatementCountTests
     [Fact]
     public async Task AWarmCacheRunsNoStatementsAtAll()
     {
-        await using var database = TestDatabase.Create(Mode.Multiplexing);
+        await using Database database = TestDatabase.Create(Mode.Multiplexing);
         using var cache = new WorldCache(database);
         Assert.True((await cache.TryWarmUpAsync()).IsAvailable);
 
@@ -49,7 +49,7 @@ public class StatementCountTests
     public async Task EveryStatementIsItsOwnTransactionOnTheServer(Mode mode)
     {
         const string applicationName = "platformbenchmarks-sync-test";
-        var options = TestDatabase.Options(mode);
+        DatabaseOptions options = TestDatabase.Options(mode);
         var database = new Database(new DatabaseOptions
         {
             ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
@@ -65,16 +65,16 @@ public class StatementCountTests
                 ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
                 Multiplexing = options.Multiplexing,
             });
-            var before = await CommittedTransactionsAsync();
+            long before = await CommittedTransactionsAsync();
 
             await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => database.LoadWorldsAsync(20).AsTask()));
             await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => database.UpdateWorldsAsync(20).AsTask()));
             await FlushStatisticsAsync(database, applicationName);
 
-            var transactions = await CommittedTransactionsAsync() - before;
+            long transactions = await CommittedTransactionsAsync() - before;
             // 64 x 20 reads + 64 x (20 reads + 1 update). On top: the start-up transaction of each new backend (up to the
             // pool size, 64 without multiplexing) and this test's own queries. A single Sync per request would give ~200.
-            var expected = (64 * 20) + (64 * 21);
+            int expected = (64 * 20) + (64 * 21);
             Assert.InRange(transactions, expected, expected + 128);
         }
         finally
@@ -87,10 +87,10 @@ public class StatementCountTests
     private static async Task FlushStatisticsAsync(Database database, string applicationName)
     {
         await database.DisposeAsync();
-        await using var connection = await TestDatabase.OpenDirectAsync();
+        await using NpgsqlConnection connection = await TestDatabase.OpenDirectAsync();
         await using var command = new NpgsqlCommand("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", connection);
         command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = applicationName });
-        for (var attempt = 0; (long)(await command.ExecuteScalarAsync())! != 0; attempt++)
+        for (int attempt = 0; (long)(await command.ExecuteScalarAsync())! != 0; attempt++)
         {
             Assert.True(attempt < 100, "the test's backends did not exit within 5 s");
             await Task.Delay(50);
@@ -103,7 +103,7 @@ public class StatementCountTests
     /// </summary>
     private static async Task EndOtherBackendsAsync()
     {
-        await using (var connection = await TestDatabase.OpenDirectAsync())
+        await using (NpgsqlConnection connection = await TestDatabase.OpenDirectAsync())
         {
             await using var terminate = new NpgsqlCommand(
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
@@ -111,7 +111,7 @@ public class StatementCountTests
             await terminate.ExecuteScalarAsync();
             await using var remaining = new NpgsqlCommand(
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()", connection);
-            for (var attempt = 0; (long)(await remaining.ExecuteScalarAsync())! != 0; attempt++)
+            for (int attempt = 0; (long)(await remaining.ExecuteScalarAsync())! != 0; attempt++)
             {
                 Assert.True(attempt < 100, "other backends did not exit within 5 s");
                 await Task.Delay(50);
@@ -124,7 +124,7 @@ public class StatementCountTests
 
     private static async Task<long> CommittedTransactionsAsync()
     {
-        await using var connection = await TestDatabase.OpenDirectAsync();
+        await using NpgsqlConnection connection = await TestDatabase.OpenDirectAsync();
         await using var command = new NpgsqlCommand(
             "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()", connection);
         return (long)(await command.ExecuteScalarAsync())!;
@@ -132,7 +132,7 @@ public class StatementCountTests
 
     internal static async Task<StatementCounts> MeasureAsync(string table, Func<Task> request)
     {
-        await using var connection = await TestDatabase.OpenDirectAsync();
+        await using NpgsqlConnection connection = await TestDatabase.OpenDirectAsync();
         await using (var reset = new NpgsqlCommand("SELECT pg_stat_statements_reset()", connection))
         {
             await reset.ExecuteNonQueryAsync();
@@ -151,7 +151,7 @@ public class StatementCountTests
             """,
             connection);
         command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = table });
-        await using var reader = await command.ExecuteReaderAsync();
+        await using NpgsqlDataReader reader = await command.ExecuteReaderAsync();
         Assert.True(await reader.ReadAsync());
         return new StatementCounts(reader.GetInt64(0), reader.GetInt64(1), reader.GetInt64(2));
     }

@@ -74,10 +74,10 @@ internal static class TestDatabase
     /// <summary>The whole world table as read directly: element [id] holds the row's randomnumber (0 for no row).</summary>
     public static async Task<int[]> ReadWorldTableAsync()
     {
-        await using var connection = await OpenDirectAsync();
+        await using NpgsqlConnection connection = await OpenDirectAsync();
         await using var command = new NpgsqlCommand("SELECT id, randomnumber FROM world", connection);
-        await using var reader = await command.ExecuteReaderAsync();
-        var table = new int[World.MaxId + 1];
+        await using NpgsqlDataReader reader = await command.ExecuteReaderAsync();
+        int[] table = new int[World.MaxId + 1];
         while (await reader.ReadAsync())
         {
             table[reader.GetInt32(0)] = reader.GetInt32(1);
@@ -91,9 +91,9 @@ internal static class TestDatabase
     {
         try
         {
-            await using var connection = await OpenDirectAsync();
+            await using NpgsqlConnection connection = await OpenDirectAsync();
             await using var command = new NpgsqlCommand("SELECT count(*) FROM world", connection);
-            var rows = (long)(await command.ExecuteScalarAsync())!;
+            long rows = (long)(await command.ExecuteScalarAsync())!;
             if (rows != World.MaxId)
             {
                 throw new InvalidOperationException($"The world table has {rows} rows instead of {World.MaxId}: run scripts/db.sh reset.");

@@ -10,7 +10,7 @@ public class WorldCacheTests
     {
         using var cache = new WorldCache(TestDatabase.Shared(Mode.Multiplexing));
 
-        var status = await cache.TryWarmUpAsync();
+        DatabaseStatus status = await cache.TryWarmUpAsync();
 
         Assert.True(status.IsAvailable, status.Description);
         Assert.Equal(World.MaxId, cache.Count);
@@ -21,12 +21,12 @@ public class WorldCacheTests
     {
         using var cache = new WorldCache(TestDatabase.Shared(Mode.Multiplexing));
         await cache.TryWarmUpAsync();
-        var table = await TestDatabase.ReadWorldTableAsync();
+        int[] table = await TestDatabase.ReadWorldTableAsync();
 
-        var lookup = cache.GetCachedWorldsAsync(500);
+        ValueTask<World[]> lookup = cache.GetCachedWorldsAsync(500);
 
         Assert.True(lookup.IsCompletedSuccessfully, "a warm cache must not wait for the database");
-        var worlds = await lookup;
+        World[] worlds = await lookup;
         Assert.Equal(500, worlds.Length);
         Assert.All(worlds, world => Assert.Equal(table[world.Id], world.RandomNumber));
         Assert.True(worlds.Select(world => world.Id).Distinct().Count() > 400, "the rows should be random");
@@ -38,9 +38,9 @@ public class WorldCacheTests
     public async Task MissesReadThroughToTheDatabaseAndAreCached(Mode mode)
     {
         using var cache = new WorldCache(TestDatabase.Shared(mode));
-        var table = await TestDatabase.ReadWorldTableAsync();
+        int[] table = await TestDatabase.ReadWorldTableAsync();
 
-        var worlds = await cache.GetCachedWorldsAsync(100);
+        World[] worlds = await cache.GetCachedWorldsAsync(100);
 
         Assert.All(worlds, world => Assert.Equal(table[world.Id], world.RandomNumber));
         Assert.Equal(worlds.Select(world => world.Id).Distinct().Count(), cache.Count);

@@ -50,8 +50,8 @@ public class WorldJsonTests
         buffer.ResetWrittenCount();
         writer.Reset();
 
-        var before = GC.GetAllocatedBytesForCurrentThread();
-        for (var i = 0; i < 100; i++)
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int i = 0; i < 100; i++)
         {
             WorldJson.Write(writer, world);
             writer.Flush();

@@ -1,3 +1,4 @@
+using Npgsql;
 using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Docker;
@@ -48,7 +49,7 @@ public class DockerfileTests
     /// </summary>
     private static void AssertLeavesTuningToTheServer(string connectionString)
     {
-        var effective = new PlatformBenchmarks.Data.DatabaseOptions { ConnectionString = connectionString }.CreateConnectionStringBuilder();
+        NpgsqlConnectionStringBuilder effective = new PlatformBenchmarks.Data.DatabaseOptions { ConnectionString = connectionString }.CreateConnectionStringBuilder();
 
         Assert.Equal(PlatformBenchmarks.Data.DatabaseOptions.DefaultMaxAutoPrepare, effective.MaxAutoPrepare);
         Assert.True(effective.Multiplexing);

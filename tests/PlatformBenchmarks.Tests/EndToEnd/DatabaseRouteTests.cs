@@ -69,7 +69,7 @@ public class DatabaseRouteTests(ServerFixture server) : IClassFixture<ServerFixt
         {
             RawResponse response = await server.GetAsync("/db");
             AssertJsonHeaders(response);
-            using JsonDocument json = JsonDocument.Parse(response.Body);
+            using var json = JsonDocument.Parse(response.Body);
             ids.Add(AssertWorld(json.RootElement).Id);
         }
 
@@ -83,7 +83,7 @@ public class DatabaseRouteTests(ServerFixture server) : IClassFixture<ServerFixt
         RawResponse response = await server.GetAsync(prefix + value);
 
         AssertJsonHeaders(response);
-        using JsonDocument json = JsonDocument.Parse(response.Body);
+        using var json = JsonDocument.Parse(response.Body);
         Assert.Equal(JsonValueKind.Array, json.RootElement.ValueKind);
         Assert.Equal(expected, json.RootElement.GetArrayLength());
         foreach (JsonElement element in json.RootElement.EnumerateArray())
@@ -102,7 +102,7 @@ public class DatabaseRouteTests(ServerFixture server) : IClassFixture<ServerFixt
         RawResponse response = await server.GetAsync(path);
 
         AssertJsonHeaders(response);
-        using JsonDocument json = JsonDocument.Parse(response.Body);
+        using var json = JsonDocument.Parse(response.Body);
         Assert.Equal(1, json.RootElement.GetArrayLength());
     }
 
@@ -113,7 +113,7 @@ public class DatabaseRouteTests(ServerFixture server) : IClassFixture<ServerFixt
         RawResponse response = await server.GetAsync("/updates/20");
         int[] after = await TestDatabase.ReadWorldTableAsync();
 
-        using JsonDocument json = JsonDocument.Parse(response.Body);
+        using var json = JsonDocument.Parse(response.Body);
         (int Id, int RandomNumber)[] rows = json.RootElement.EnumerateArray().Select(AssertWorld).ToArray();
         Assert.Equal(20, rows.Length);
         Assert.Equal(20, rows.Select(r => r.Id).Distinct().Count());

@@ -55,7 +55,7 @@ public class DatabaseStatementTests(ServerFixture server) : IClassFixture<Server
             await DbScript.RunAsync("start");
         }
 
-        var deadline = DateTime.UtcNow.AddSeconds(15);
+        DateTime deadline = DateTime.UtcNow.AddSeconds(15);
         int status;
         do
         {

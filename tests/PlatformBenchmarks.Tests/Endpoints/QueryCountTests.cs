@@ -35,9 +35,9 @@ public class QueryCountTests
     {
         ReadOnlySpan<byte> value = "2147483648"u8;
         QueryCount.Clamp(value);
-        var before = GC.GetAllocatedBytesForCurrentThread();
-        var sum = 0;
-        for (var i = 0; i < 1000; i++)
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        int sum = 0;
+        for (int i = 0; i < 1000; i++)
         {
             sum += QueryCount.Clamp(value) + QueryCount.Clamp("foo"u8);
         }

@@ -33,7 +33,7 @@ public class StartupFailureTests
     [InlineData("127.0.0.1:8080", "not an http:// address")]
     public void AnAddressThatDoesNotParseIsASettingsErrorNamingIt(string url, string reason)
     {
-        var exception = Assert.Throws<SettingsException>(() => Program.BuildApplication(["--urls", $"http://127.0.0.1:0;{url}"]));
+        SettingsException exception = Assert.Throws<SettingsException>(() => Program.BuildApplication(["--urls", $"http://127.0.0.1:0;{url}"]));
 
         Assert.Contains($"'{url}'", exception.Message, StringComparison.Ordinal);
         Assert.Contains(reason, exception.Message, StringComparison.Ordinal);

@@ -14,7 +14,7 @@ public class TransportSettingsTests
     [InlineData("MaxReadBufferSize", "0")]
     public void AnUnusableTransportSettingStopsTheServerAtStartUpNamingTheKey(string key, string value)
     {
-        var exception = Assert.Throws<SettingsException>(() => Program.BuildApplication(["--urls", "http://127.0.0.1:0", $"--Transport:{key}", value]));
+        SettingsException exception = Assert.Throws<SettingsException>(() => Program.BuildApplication(["--urls", "http://127.0.0.1:0", $"--Transport:{key}", value]));
 
         Assert.Contains($"'Transport:{key}'", exception.Message, StringComparison.Ordinal);
     }

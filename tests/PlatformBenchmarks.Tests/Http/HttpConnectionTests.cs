@@ -193,7 +193,7 @@ public class HttpConnectionTests
     [Fact]
     public async Task RequestThatStopsArrivingGets408()
     {
-        var limits = new HttpLimits { RequestHeadersTimeout = TimeSpan.FromSeconds(30), LingerTimeout = TimeSpan.Zero };
+        var limits = new HttpLimits { RequestTimeout = TimeSpan.FromSeconds(30), LingerTimeout = TimeSpan.Zero };
         await using var connection = new PipeConnection<EchoApplication>(default, limits);
         await connection.SendAsync(Get("/ok") + "GET /stuck HTTP/1.1\r\nHo");
 
@@ -209,7 +209,7 @@ public class HttpConnectionTests
     public async Task IdleKeepAliveConnectionIsNotTimedOut()
     {
         // TFB forbids a maximum keep-alive time; only a request that started arriving is on the clock.
-        var limits = new HttpLimits { RequestHeadersTimeout = TimeSpan.FromSeconds(1) };
+        var limits = new HttpLimits { RequestTimeout = TimeSpan.FromSeconds(1) };
         await using var connection = new PipeConnection<EchoApplication>(default, limits);
         await connection.SendAsync(Get("/one"));
         Assert.Equal("GET /one ", (await connection.ReadAsync())!.BodyText);

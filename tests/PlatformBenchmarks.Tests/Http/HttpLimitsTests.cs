@@ -61,14 +61,14 @@ public partial class HttpLimitsTests
     [InlineData("MaxRequestHeadersSize", "2147483647")]
     [InlineData("MaxRequestHeaderCount", "-1")]
     [InlineData("MaxRequestBodySize", "-1")]
-    [InlineData("RequestHeadersTimeout", "00:00:00")]
+    [InlineData("RequestTimeout", "00:00:00")]
     [InlineData("LingerTimeout", "-00:00:01")]
     [InlineData("MaxLingerTime", "100.00:00:00")]
     [InlineData("LingerTimeout", "two seconds")]
     [InlineData("MaxRequestBodySize", "1MB")]
     public async Task AnUnusableSettingStopsTheServerAtStartUpNamingTheKey(string key, string value)
     {
-        var exception = await Assert.ThrowsAsync<SettingsException>(() => BoundLimitsAsync($"--Http:{key}", value));
+        SettingsException exception = await Assert.ThrowsAsync<SettingsException>(() => BoundLimitsAsync($"--Http:{key}", value));
 
         Assert.Contains($"'Http:{key}'", exception.Message, StringComparison.Ordinal);
     }

@@ -32,7 +32,7 @@ internal static class CrankFiles
         {
             foreach ((string name, object? scenario) in Mapping(Load(file), "scenarios"))
             {
-                var load = Mapping((Dictionary<string, object?>)scenario!, "load");
+                Dictionary<string, object?> load = Mapping((Dictionary<string, object?>)scenario!, "load");
                 yield return (name, (string)Mapping(load, "variables")["path"]!);
             }
         }

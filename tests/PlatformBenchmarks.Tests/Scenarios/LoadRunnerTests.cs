@@ -32,7 +32,7 @@ public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
             "--levels", "concurrency=16,64;pipeline=256");
 
         Assert.True(result.ExitCode == 0, result.ToString());
-        using JsonDocument document = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "results.json")));
+        using var document = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "results.json")));
         JsonElement[] runs = [.. document.RootElement.GetProperty("runs").EnumerateArray()];
         // TFB's sequence per test: primer, warm-up, then the levels.
         Assert.Equal(["primer", "warmup", "level", "primer", "warmup", "level", "level"], runs.Select(r => r.GetProperty("phase").GetString()));
@@ -52,7 +52,7 @@ public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
 
         string markdown = await File.ReadAllTextAsync(Path.Combine(_out, "results.md"));
         Assert.Contains("| Level | Target | Requests/s | p50 ms | p75 ms | p90 ms | p99 ms |", markdown, StringComparison.Ordinal);
-        XDocument chart = XDocument.Load(Path.Combine(_out, "chart.svg"));
+        var chart = XDocument.Load(Path.Combine(_out, "chart.svg"));
         Assert.Equal(3, chart.Descendants(XName.Get("rect", "http://www.w3.org/2000/svg")).Count(r => r.Element(XName.Get("title", "http://www.w3.org/2000/svg")) is not null));
     }
 

@@ -27,7 +27,7 @@ internal static class ChildProcess
             start.ArgumentList.Add(argument);
         }
 
-        using var process = Process.Start(start) ?? throw new InvalidOperationException($"Could not start {fileName}.");
+        using Process process = Process.Start(start) ?? throw new InvalidOperationException($"Could not start {fileName}.");
         var output = new StringBuilder();
         var error = new StringBuilder();
         process.OutputDataReceived += (_, e) => { if (e.Data is not null) { lock (output) { output.AppendLine(e.Data); } } };

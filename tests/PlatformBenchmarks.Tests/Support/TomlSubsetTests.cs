@@ -5,7 +5,7 @@ public class TomlSubsetTests
     [Fact]
     public void TablesAndDottedKeysReadAsFlatKeys()
     {
-        var tables = TomlSubset.Parse("""
+        Dictionary<string, Dictionary<string, string>> tables = TomlSubset.Parse("""
             # comment
             [framework]
             name = "x"  # trailing

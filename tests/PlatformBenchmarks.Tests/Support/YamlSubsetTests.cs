@@ -27,7 +27,7 @@ public class YamlSubsetTests
             none: []
             """;
 
-        var document = Assert.IsType<Dictionary<string, object?>>(YamlSubset.Parse(yaml));
+        Dictionary<string, object?> document = Assert.IsType<Dictionary<string, object?>>(YamlSubset.Parse(yaml));
 
         Assert.Equal("value", document["name"]);
         Assert.Equal("it's: fine # not a comment", document["quoted"]);
@@ -36,10 +36,10 @@ public class YamlSubsetTests
         Assert.Null(document["empty"]);
         Assert.Equal(["one", "two: 2"], Assert.IsType<List<object?>>(document["list"]));
         Assert.Equal(["three"], Assert.IsType<List<object?>>(document["same-indent-list"]));
-        var items = Assert.IsType<List<object?>>(document["items"]);
+        List<object?> items = Assert.IsType<List<object?>>(document["items"]);
         Assert.Equal("b", Assert.IsType<Dictionary<string, object?>>(items[0])["other"]);
         Assert.Equal("c", Assert.IsType<Dictionary<string, object?>>(items[1])["key"]);
-        var deeper = Assert.IsType<Dictionary<string, object?>>(Assert.IsType<Dictionary<string, object?>>(document["nested"])["deeper"]);
+        Dictionary<string, object?> deeper = Assert.IsType<Dictionary<string, object?>>(Assert.IsType<Dictionary<string, object?>>(document["nested"])["deeper"]);
         Assert.Equal("1", deeper["leaf"]);
         Assert.Empty(Assert.IsType<List<object?>>(document["none"]));
     }
