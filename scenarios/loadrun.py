@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Local load runs with TechEmpower's method (tfb-rules.md section 9), standard library only.
+"""Local load runs with TechEmpower's method (docs/tfb-rules.md section 9), standard library only.
 
     scenarios/run.sh [--profile short|full] [--tests plaintext,json,...] [--url [NAME=]URL [--pid PID]]... [--self]
                      [--out DIR]
@@ -43,7 +43,7 @@ SERVER_BIN = ROOT / "src" / "PlatformBenchmarks" / "bin" / "Release" / "net10.0"
 DB_SCRIPT = ROOT / "scripts" / "db.sh"
 DEFAULT_TFB_CONFIG = ROOT / "docker" / "tfb" / "benchmark_config.json"
 
-# The Accept headers wrk sends in TFB (tfb-rules.md section 9): plaintext has its own, every other test,
+# The Accept headers wrk sends in TFB (docs/tfb-rules.md section 9): plaintext has its own, every other test,
 # fortunes included, sends the JSON one.
 ACCEPT_PLAINTEXT = "text/plain,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7"
 ACCEPT_JSON = "application/json,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7"

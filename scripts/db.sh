@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A local PostgreSQL configured like TFB's tfb-database (tfb-rules.md §8), one command away.
+# A local PostgreSQL configured like TFB's tfb-database (docs/tfb-rules.md §8), one command away.
 #
 #   scripts/db.sh [start]           install if missing, create the cluster if missing, start it, load data if missing
 #   scripts/db.sh stop              stop the cluster (fast shutdown: open connections are cut)
@@ -92,7 +92,7 @@ psql_admin() {
 write_server_config() {
     local version="$1" port="$2" conf_dir="/etc/postgresql/$1/$CLUSTER"
     local settings hba changed=0
-    settings="# Written by scripts/db.sh; rewritten whenever it differs. TFB's tfb-database settings (tfb-rules.md §8),
+    settings="# Written by scripts/db.sh; rewritten whenever it differs. TFB's tfb-database settings (docs/tfb-rules.md §8),
 # except the sizes: this box is shared by the server, the load generator and PostgreSQL.
 listen_addresses = 'localhost'
 port = $port
@@ -104,7 +104,7 @@ work_mem = 4MB
 synchronous_commit = off
 wal_level = minimal
 max_wal_senders = 0
-# The query-count checks of tfb-rules.md §6 read pg_stat_statements.
+# The query-count checks of docs/tfb-rules.md §6 read pg_stat_statements.
 shared_preload_libraries = 'pg_stat_statements'
 pg_stat_statements.track = all
 pg_stat_statements.max = 20000

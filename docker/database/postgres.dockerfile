@@ -1,4 +1,4 @@
-# PostgreSQL as TFB's tfb-database runs it (tfb-rules.md §8): postgres 18, the hello_world database owned by the
+# PostgreSQL as TFB's tfb-database runs it (docs/tfb-rules.md §8): postgres 18, the hello_world database owned by the
 # benchmarkdbuser superuser, TFB's server settings, pg_stat_statements (TFB's query-count checks read it), and the
 # World and Fortune data, loaded by the image's entrypoint on the first start.
 FROM postgres:18-trixie

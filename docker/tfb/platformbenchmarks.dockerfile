@@ -17,7 +17,7 @@ COPY --from=build /app ./
 # Server GC without dynamic adaptation (DATAS): the project file sets the same, the variable makes it visible
 # and survives a runtimeconfig edit. TFB runs no other process in this container, so one heap per core is right.
 ENV DOTNET_GCDynamicAdaptationMode=0
-# TFB's database container (tfb-rules.md §8); only the /db, /queries, /updates, /fortunes and /cached-worlds routes use it.
+# TFB's database container (docs/tfb-rules.md §8); only the /db, /queries, /updates, /fortunes and /cached-worlds routes use it.
 ENV ConnectionString="Host=tfb-database;Port=5432;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass;SSL Mode=Disable"
 EXPOSE 8080
 ENTRYPOINT ["dotnet", "PlatformBenchmarks.dll", "--urls", "http://*:8080"]

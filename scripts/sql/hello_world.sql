@@ -1,4 +1,4 @@
--- The World and Fortune tables of TFB's Postgres image (tfb-rules.md §8), loaded or reloaded to a pristine state.
+-- The World and Fortune tables of TFB's Postgres image (docs/tfb-rules.md §8), loaded or reloaded to a pristine state.
 -- Run by scripts/db.sh as the cluster superuser; the tables end up owned by benchmarkdbuser.
 -- TRUNCATE + INSERT rather than DROP + CREATE so a running server keeps its prepared statements valid.
 -- The file is UTF-8: the em dashes (U+2014) and the Japanese message must reach the database as those exact characters.

@@ -61,7 +61,7 @@ internal sealed class RequestFixture
 
 /// <summary>
 /// Every request the benchmarks feed the engine, in one place. The TFB requests are byte for byte what wrk sends
-/// during a TFB run (tfb-rules.md §3 and §9): the request line, <c>Host: tfb-server</c> (no port), the Accept value
+/// during a TFB run (docs/tfb-rules.md §3 and §9): the request line, <c>Host: tfb-server</c> (no port), the Accept value
 /// TFB uses for that test, and <c>Connection: keep-alive</c>, nothing else.
 /// </summary>
 internal static class Requests

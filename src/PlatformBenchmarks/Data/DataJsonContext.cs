@@ -5,7 +5,7 @@ namespace PlatformBenchmarks.Data;
 
 /// <summary>
 /// Source-generated JSON metadata for the database results: camelCase gives exactly the keys <c>id</c> and
-/// <c>randomNumber</c> that TFB expects (tfb-rules.md §2, §4.2). Serialisation-only mode emits the fast path that
+/// <c>randomNumber</c> that TFB expects (docs/tfb-rules.md §2, §4.2). Serialisation-only mode emits the fast path that
 /// writes straight to a <see cref="Utf8JsonWriter"/>, without reflection.
 /// </summary>
 [JsonSourceGenerationOptions(

@@ -14,7 +14,7 @@ internal sealed partial class Database
         try
         {
             NpgsqlCommand command = _fortuneCommands.Rent();
-            // Grows as rows arrive: the list must not be sized from the known row count (tfb-rules.md §4.5).
+            // Grows as rows arrive: the list must not be sized from the known row count (docs/tfb-rules.md §4.5).
             var fortunes = new List<Fortune>();
             await using (NpgsqlDataReader reader = await command.ExecuteReaderAsync())
             {

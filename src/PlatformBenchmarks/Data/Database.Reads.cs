@@ -5,11 +5,11 @@ namespace PlatformBenchmarks.Data;
 
 internal sealed partial class Database
 {
-    /// <summary>One random row, read whole (tfb-rules.md §4.2).</summary>
+    /// <summary>One random row, read whole (docs/tfb-rules.md §4.2).</summary>
     public ValueTask<World> LoadSingleWorldAsync() => LoadWorldAsync(World.RandomId());
 
     /// <summary>
-    /// <paramref name="count"/> random rows (1..500), each read by its own statement (tfb-rules.md §4.3): no <c>IN (…)</c>,
+    /// <paramref name="count"/> random rows (1..500), each read by its own statement (docs/tfb-rules.md §4.3): no <c>IN (…)</c>,
     /// no multi-statement text, no transaction around them.
     /// </summary>
     public async ValueTask<World[]> LoadWorldsAsync(int count)
@@ -60,7 +60,7 @@ internal sealed partial class Database
         }
     }
 
-    /// <summary>The whole table in one statement: only for warming <see cref="WorldCache"/> at start-up (tfb-rules.md §4.7).</summary>
+    /// <summary>The whole table in one statement: only for warming <see cref="WorldCache"/> at start-up (docs/tfb-rules.md §4.7).</summary>
     internal async ValueTask<List<World>> LoadAllWorldsAsync()
     {
         bool probe = _breaker.Enter();
@@ -131,7 +131,7 @@ internal sealed partial class Database
 
     /// <summary>
     /// Multiplexing: every read is a separate command, all started before any is awaited, so Npgsql writes them to the
-    /// connection together (network-level pipelining, allowed by tfb-rules.md §2 #7) while each keeps its own Sync.
+    /// connection together (network-level pipelining, allowed by docs/tfb-rules.md §2 #7) while each keeps its own Sync.
     /// The only read path with multiplexing: one round trip per row measured 1.6x slower (and 2x without multiplexing
     /// against the batch below), so that variant was removed.
     /// </summary>
@@ -165,7 +165,7 @@ internal sealed partial class Database
 
     /// <summary>
     /// Without multiplexing: one batch in one round trip, with error barriers so that each statement is followed by its
-    /// own Sync, as if sent alone (tfb-rules.md §2 #7: one Sync for the whole batch is forbidden).
+    /// own Sync, as if sent alone (docs/tfb-rules.md §2 #7: one Sync for the whole batch is forbidden).
     /// </summary>
     private static async ValueTask ReadWorldsInBatchAsync(World[] worlds, NpgsqlConnection connection)
     {

@@ -17,7 +17,7 @@ internal sealed partial class Database
     private static readonly string?[] s_updateSql = new string?[World.MaxPerRequest + 1];
 
     /// <summary>
-    /// The updates test (tfb-rules.md §4.4): <paramref name="count"/> distinct random rows, each read by its own statement,
+    /// The updates test (docs/tfb-rules.md §4.4): <paramref name="count"/> distinct random rows, each read by its own statement,
     /// each given a new random number that differs from its old one, all persisted by one UPDATE before this returns.
     /// </summary>
     public async ValueTask<World[]> UpdateWorldsAsync(int count)
@@ -162,7 +162,7 @@ internal sealed partial class Database
 
     /// <summary>
     /// <c>UPDATE world SET randomnumber = v.r FROM (VALUES ($1::int, $2::int), ($3, $4), …) AS v(id, r) WHERE world.id = v.id</c>:
-    /// one statement for all the rows, each row with its own value (bulk updates are allowed, tfb-rules.md §4.4). The text
+    /// one statement for all the rows, each row with its own value (bulk updates are allowed, docs/tfb-rules.md §4.4). The text
     /// must not contain "select": the query-count check would count the updated rows as rows read too (§6).
     /// </summary>
     private static string BuildUpdateSql(int count)

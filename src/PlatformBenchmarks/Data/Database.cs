@@ -8,7 +8,7 @@ namespace PlatformBenchmarks.Data;
 /// Thread-safe; one instance serves the whole process.
 /// </summary>
 /// <remarks>
-/// Every statement executes on the server as its own statement followed by its own Sync (tfb-rules.md §2 #7): with
+/// Every statement executes on the server as its own statement followed by its own Sync (docs/tfb-rules.md §2 #7): with
 /// multiplexing the statements of one request are separate commands, which Npgsql writes out together with those of
 /// other requests; without it they go out as one <see cref="NpgsqlBatch"/> with error barriers, i.e. a Sync after each.
 /// </remarks>
@@ -16,7 +16,7 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
 {
     private const string WorldSql = "SELECT id, randomnumber FROM world WHERE id = $1";
     private const string AllWorldsSql = "SELECT id, randomnumber FROM world";
-    // No ORDER BY: the fortunes test sorts in the application (tfb-rules.md §4.5).
+    // No ORDER BY: the fortunes test sorts in the application (docs/tfb-rules.md §4.5).
     private const string FortuneSql = "SELECT id, message FROM fortune";
 
     private readonly NpgsqlDataSource _dataSource;

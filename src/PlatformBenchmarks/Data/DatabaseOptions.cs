@@ -17,7 +17,7 @@ namespace PlatformBenchmarks.Data;
 /// </summary>
 internal sealed class DatabaseOptions
 {
-    /// <summary>TFB's database (tfb-rules.md §8). Plain text over a private Docker network, as in TFB's own apps.</summary>
+    /// <summary>TFB's database (docs/tfb-rules.md §8). Plain text over a private Docker network, as in TFB's own apps.</summary>
     public const string TfbConnectionString =
         "Server=tfb-database;Database=hello_world;User Id=benchmarkdbuser;Password=benchmarkdbpass;SSL Mode=Disable";
 
@@ -62,7 +62,7 @@ internal sealed class DatabaseOptions
             builder.MaxPoolSize = builder.Multiplexing ? DefaultMultiplexingPoolSize : DefaultPooledPoolSize;
         }
 
-        // Auto-preparation keeps each statement parsed on each connection (prepared statements are encouraged, tfb-rules.md §4.2).
+        // Auto-preparation keeps each statement parsed on each connection (prepared statements are encouraged, docs/tfb-rules.md §4.2).
         // Room for every statement we can send (two selects, one UPDATE per row count 1..500), so none is ever evicted:
         // with multiplexing, Npgsql 10.0.0 desynchronises the protocol when auto-prepared statements evict each other under
         // load ("Received backend message BindComplete while expecting ParseCompleteMessage"), failing every command on the

@@ -3,7 +3,7 @@ using Microsoft.Extensions.Caching.Memory;
 namespace PlatformBenchmarks.Data;
 
 /// <summary>
-/// The cache of the cached-queries test (tfb-rules.md §4.7): a real in-process cache library (MemoryCache) holding world
+/// The cache of the cached-queries test (docs/tfb-rules.md §4.7): a real in-process cache library (MemoryCache) holding world
 /// rows, warmed with the whole table at start-up, reading through to the database on a miss. It caches rows, never
 /// responses. Only this test may use it: db, queries and updates must hit the database (§4.2-4.4).
 /// </summary>

@@ -8,11 +8,11 @@ namespace PlatformBenchmarks.Endpoints;
 
 /// <summary>
 /// TFB fortunes test: every row read, one added at request time, sorted by message (ordinal), and rendered through
-/// the compiled template in Templates/fortunes.html with HTML escaping (tfb-rules.md §4.5). Nothing is cached.
+/// the compiled template in Templates/fortunes.html with HTML escaping (docs/tfb-rules.md §4.5). Nothing is cached.
 /// </summary>
 internal static class Fortunes
 {
-    // The charset is mandatory for TFB's verifier (tfb-rules.md §3).
+    // The charset is mandatory for TFB's verifier (docs/tfb-rules.md §3).
     public static ReadOnlySpan<byte> ContentType => "text/html; charset=utf-8"u8;
 
     private static readonly HtmlTemplate s_template = LoadTemplate();

@@ -3,7 +3,7 @@ using PlatformBenchmarks.Data;
 namespace PlatformBenchmarks.Endpoints;
 
 /// <summary>
-/// The row count of the query, update and cached-query tests, sanitised the way TFB requires (tfb-rules.md §5):
+/// The row count of the query, update and cached-query tests, sanitised the way TFB requires (docs/tfb-rules.md §5):
 /// missing, empty, not an integer or below 1 gives 1; above 500 gives 500.
 /// </summary>
 internal static class QueryCount

@@ -5,7 +5,7 @@ namespace PlatformBenchmarks.Endpoints;
 
 /// <summary>
 /// TFB updates test: N rows read one statement each, given new random numbers and persisted by one bulk UPDATE.
-/// The data layer completes only after the UPDATE did, so the response is written after it (tfb-rules.md §4.4).
+/// The data layer completes only after the UPDATE did, so the response is written after it (docs/tfb-rules.md §4.4).
 /// </summary>
 internal static class Updates
 {

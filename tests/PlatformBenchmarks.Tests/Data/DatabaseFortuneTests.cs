@@ -5,7 +5,7 @@ namespace PlatformBenchmarks.Tests.Data;
 [Collection(WorldTableTests.Name)]
 public class DatabaseFortuneTests
 {
-    // tfb-rules.md §8, byte for byte: U+2014 em dashes, the Japanese row, the script row.
+    // docs/tfb-rules.md §8, byte for byte: U+2014 em dashes, the Japanese row, the script row.
     private static readonly Fortune[] s_expected =
     [
         new(1, "fortune: No such file or directory"),
@@ -39,7 +39,7 @@ public class DatabaseFortuneTests
 
         Fortune.AddAdditionalAndSort(fortunes);
 
-        // The order of the verifier's expected page (tfb-rules.md §4.5).
+        // The order of the verifier's expected page (docs/tfb-rules.md §4.5).
         Assert.Equal([11, 4, 5, 2, 8, 0, 3, 7, 10, 6, 9, 1, 12], fortunes.Select(fortune => fortune.Id));
     }
 }

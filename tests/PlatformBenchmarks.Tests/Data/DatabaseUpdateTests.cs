@@ -24,7 +24,7 @@ public class DatabaseUpdateTests
             Assert.NotEqual(before[world.Id], world.RandomNumber);
             Assert.Equal(world.RandomNumber, after[world.Id]);
         });
-        // Exactly those rows changed: what the verifier counts after its 501 case (tfb-rules.md §4.4).
+        // Exactly those rows changed: what the verifier counts after its 501 case (docs/tfb-rules.md §4.4).
         Assert.Equal(count, Enumerable.Range(1, World.MaxId).Count(id => before[id] != after[id]));
     }
 

@@ -4,7 +4,7 @@ using PlatformBenchmarks.Data;
 namespace PlatformBenchmarks.Tests.Data;
 
 /// <summary>
-/// The harness's query-count check (tfb-rules.md §6), reproduced: reset pg_stat_statements, fire 512 concurrent requests,
+/// The harness's query-count check (docs/tfb-rules.md §6), reproduced: reset pg_stat_statements, fire 512 concurrent requests,
 /// then sum calls and rows over the statements whose text names the table as a whole word, the rows split by whether the
 /// text contains "select" or "update". We expect the exact counts, stricter than the harness's -0%/+5%.
 /// </summary>
@@ -39,7 +39,7 @@ public class StatementCountTests
     }
 
     /// <summary>
-    /// Each statement must be followed by its own Sync (tfb-rules.md §2 #7). Outside an explicit transaction every Sync ends
+    /// Each statement must be followed by its own Sync (docs/tfb-rules.md §2 #7). Outside an explicit transaction every Sync ends
     /// an implicit transaction, so the server's transaction count tells whether the reads of a request were really
     /// separated: one Sync for a whole batch, or a transaction around the reads, would count one per request instead.
     /// </summary>

@@ -5,7 +5,7 @@ namespace PlatformBenchmarks.Tests.Docker;
 
 public partial class ComposeTests
 {
-    /// <summary>TFB's Fortune rows (tfb-rules.md §8), the reference both database loaders must match.</summary>
+    /// <summary>TFB's Fortune rows (docs/tfb-rules.md §8), the reference both database loaders must match.</summary>
     private static readonly string[] s_fortunes =
     [
         "fortune: No such file or directory",

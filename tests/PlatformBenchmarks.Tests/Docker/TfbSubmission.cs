@@ -6,7 +6,7 @@ namespace PlatformBenchmarks.Tests.Docker;
 /// <summary>One TFB test type as benchmark_config.json names it, with the URL this server serves it on.</summary>
 internal sealed record TfbUrl(string Type, string Key, string TomlKey, string Url, int MinimumLength, bool IsPrefix, string ContentType);
 
-/// <summary>The TFB submission in docker/tfb and the rules TFB's toolset applies to it (tfb-rules.md §1, §3).</summary>
+/// <summary>The TFB submission in docker/tfb and the rules TFB's toolset applies to it (docs/tfb-rules.md §1, §3).</summary>
 internal static class TfbSubmission
 {
     private const string Json = @"^application/json(; ?charset=(UTF|utf)-8)?$";

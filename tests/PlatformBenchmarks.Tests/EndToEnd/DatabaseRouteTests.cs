@@ -8,7 +8,7 @@ namespace PlatformBenchmarks.Tests.EndToEnd;
 [Collection(WorldTableTests.Name)]
 public class DatabaseRouteTests(ServerFixture server) : IClassFixture<ServerFixture>
 {
-    /// <summary>The fortunes page, byte for byte (tfb-rules.md §4.5).</summary>
+    /// <summary>The fortunes page, byte for byte (docs/tfb-rules.md §4.5).</summary>
     private const string ExpectedFortunes =
         "<!DOCTYPE html><html><head><title>Fortunes</title></head><body><table><tr><th>id</th><th>message</th></tr>"
         + "<tr><td>11</td><td>&lt;script&gt;alert(&quot;This should not be displayed in a browser alert box.&quot;);&lt;/script&gt;</td></tr>"

@@ -4,7 +4,7 @@ using PlatformBenchmarks.Tests.Support;
 namespace PlatformBenchmarks.Tests.EndToEnd;
 
 /// <summary>
-/// TFB's query-count check over HTTP (tfb-rules.md §6): 512 requests on 512 concurrent connections, one request each,
+/// TFB's query-count check over HTTP (docs/tfb-rules.md §6): 512 requests on 512 concurrent connections, one request each,
 /// as the harness's siege run makes them, then the statements and rows pg_stat_statements saw. Also the outage: 503
 /// at once while the database is down, normal answers again after it returns, without a restart.
 /// </summary>

@@ -6,7 +6,7 @@ namespace PlatformBenchmarks.Tests.Endpoints;
 public class QueryCountTests
 {
     [Theory]
-    // The verifier's own cases (tfb-rules.md §4.3).
+    // The verifier's own cases (docs/tfb-rules.md §4.3).
     [InlineData("2", 2)]
     [InlineData("0", 1)]
     [InlineData("foo", 1)]

@@ -2,7 +2,7 @@ using System.Text;
 
 namespace PlatformBenchmarks.Tests.Support;
 
-/// <summary>Requests exactly as TFB's wrk and verifier send them (tfb-rules.md §3 and §9).</summary>
+/// <summary>Requests exactly as TFB's wrk and verifier send them (docs/tfb-rules.md §3 and §9).</summary>
 internal static class Requests
 {
     public const string PlaintextAccept = "text/plain,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7";
