@@ -4,10 +4,20 @@
 # The data tests include stopping and restarting that PostgreSQL (OutageTests), so they need root too.
 # Test runs from several worktrees at once would stop each other's database and mix their pg_stat_statements counts:
 # give each its own cluster with PB_DB_CLUSTER and PB_DB_PORT (e.g. PB_DB_CLUSTER=pb-mine PB_DB_PORT=5434 scripts/test.sh).
+#
+#   scripts/test.sh --unit   only the tests that need neither PostgreSQL, nor wrk, nor a publish (trait Category!=System):
+#                            starts and installs nothing; under a minute.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+
+if [[ ${1:-} == --unit ]]; then
+    shift
+    echo "test.sh: unit tests only (no PostgreSQL, no wrk): dotnet test PlatformBenchmarks.sln (Release)"
+    exec dotnet test PlatformBenchmarks.sln --configuration Release --nologo --filter "Category!=System" \
+        --logger "console;verbosity=minimal" "$@"
+fi
 
 scripts/db.sh start
 

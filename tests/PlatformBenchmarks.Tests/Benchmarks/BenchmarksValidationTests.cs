@@ -1,5 +1,6 @@
 using PlatformBenchmarks.Benchmarks.Validation;
 using Xunit.Abstractions;
+using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Benchmarks;
 
@@ -9,6 +10,7 @@ namespace PlatformBenchmarks.Tests.Benchmarks;
 /// one's set-up checks that it measures a correct parse or response. In process rather than through
 /// <c>dotnet run</c>, so CI builds nothing twice and the whole check takes seconds.
 /// </summary>
+[Trait(TestCategory.Name, TestCategory.System)]
 public class BenchmarksValidationTests
 {
     private readonly ITestOutputHelper _output;

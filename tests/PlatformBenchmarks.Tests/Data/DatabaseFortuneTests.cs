@@ -1,8 +1,10 @@
 using PlatformBenchmarks.Data;
+using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Data;
 
 [Collection(WorldTableTests.Name)]
+[Trait(TestCategory.Name, TestCategory.System)]
 public class DatabaseFortuneTests
 {
     // docs/tfb-rules.md §8, byte for byte: U+2014 em dashes, the Japanese row, the script row.

@@ -1,10 +1,12 @@
 using System.Diagnostics;
 using Npgsql;
 using PlatformBenchmarks.Data;
+using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Data;
 
 /// <summary>The server must start, and serve its other routes, whatever state the database is in.</summary>
+[Trait(TestCategory.Name, TestCategory.System)]
 public class DatabaseStartUpTests
 {
     [Theory]

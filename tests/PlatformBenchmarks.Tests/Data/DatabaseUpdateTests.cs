@@ -1,9 +1,11 @@
 using Npgsql;
 using PlatformBenchmarks.Data;
+using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Data;
 
 [Collection(WorldTableTests.Name)]
+[Trait(TestCategory.Name, TestCategory.System)]
 public class DatabaseUpdateTests
 {
     [Theory]

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using Microsoft.Extensions.Time.Testing;
 using PlatformBenchmarks.Data;
+using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Data;
 
@@ -9,6 +10,7 @@ namespace PlatformBenchmarks.Tests.Data;
 /// the one exception the HTTP layer maps to 503, restarts it, and checks that the same instance recovers by itself.
 /// </summary>
 [Collection(ExclusiveDatabaseTests.Name)]
+[Trait(TestCategory.Name, TestCategory.System)]
 public class OutageTests
 {
     // "Fast" is shown against a connect timeout of a minute: a call that waited for it would take 60 s, a refused

@@ -1,4 +1,5 @@
 using Npgsql;
+using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Data;
 
@@ -8,6 +9,7 @@ namespace PlatformBenchmarks.Tests.Data;
 /// check) and any TFB entry run against it unchanged.
 /// </summary>
 [Collection(WorldTableTests.Name)]
+[Trait(TestCategory.Name, TestCategory.System)]
 public class SchemaTests
 {
     [Theory]

@@ -1,5 +1,6 @@
 using Npgsql;
 using PlatformBenchmarks.Data;
+using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Data;
 
@@ -9,6 +10,7 @@ namespace PlatformBenchmarks.Tests.Data;
 /// text contains "select" or "update". We expect the exact counts, stricter than the harness's -0%/+5%.
 /// </summary>
 [Collection(ExclusiveDatabaseTests.Name)]
+[Trait(TestCategory.Name, TestCategory.System)]
 public class StatementCountTests
 {
     private const int N = 512;

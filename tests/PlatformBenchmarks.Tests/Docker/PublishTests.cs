@@ -2,6 +2,7 @@ using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Docker;
 
+[Trait(TestCategory.Name, TestCategory.System)]
 public class PublishTests
 {
     /// <summary>

@@ -14,6 +14,7 @@ namespace PlatformBenchmarks.Tests.Docker;
 /// their own, so they never run while another test compares the table before and after its own updates.
 /// </summary>
 [Collection(WorldTableTests.Name)]
+[Trait(TestCategory.Name, TestCategory.System)]
 public class SubmissionUrlTests(ServerFixture server) : IClassFixture<ServerFixture>
 {
     private const string AcceptJson = "application/json,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7";

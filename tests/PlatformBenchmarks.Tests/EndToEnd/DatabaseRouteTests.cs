@@ -6,6 +6,7 @@ namespace PlatformBenchmarks.Tests.EndToEnd;
 
 /// <summary>The database routes over real sockets against the real local PostgreSQL, checked as TFB's verifier checks them.</summary>
 [Collection(WorldTableTests.Name)]
+[Trait(TestCategory.Name, TestCategory.System)]
 public class DatabaseRouteTests(ServerFixture server) : IClassFixture<ServerFixture>
 {
     /// <summary>The fortunes page, byte for byte (docs/tfb-rules.md §4.5).</summary>

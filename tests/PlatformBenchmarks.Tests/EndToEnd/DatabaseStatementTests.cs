@@ -9,6 +9,7 @@ namespace PlatformBenchmarks.Tests.EndToEnd;
 /// at once while the database is down, normal answers again after it returns, without a restart.
 /// </summary>
 [Collection(ExclusiveDatabaseTests.Name)]
+[Trait(TestCategory.Name, TestCategory.System)]
 public class DatabaseStatementTests(ServerFixture server) : IClassFixture<ServerFixture>
 {
     private const int N = 512;

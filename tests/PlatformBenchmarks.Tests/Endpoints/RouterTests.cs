@@ -63,6 +63,7 @@ public class RouterTests
 
 /// <summary>Every form the start-up banner prints (it reads the router's table) answers over real sockets.</summary>
 [Collection(WorldTableTests.Name)]
+[Trait(TestCategory.Name, TestCategory.System)]
 public class RouteTableEndToEndTests(ServerFixture server) : IClassFixture<ServerFixture>
 {
     public static TheoryData<string> BannerForms()

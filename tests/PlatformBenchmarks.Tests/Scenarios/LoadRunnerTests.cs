@@ -12,6 +12,7 @@ namespace PlatformBenchmarks.Tests.Scenarios;
 /// writes and its failure on a non-2xx response. It needs wrk, which run.sh installs (as root) when it is missing.
 /// </summary>
 [Collection(SharedServer.Name)]
+[Trait(TestCategory.Name, TestCategory.System)]
 public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
 {
     private readonly string _out = Directory.CreateTempSubdirectory("loadrun-test-").FullName;
