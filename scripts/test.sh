@@ -32,5 +32,5 @@ fi
 ConnectionString="${ConnectionString:-$(scripts/db.sh connection-string)}"
 export ConnectionString
 
-echo "test.sh: dotnet test PlatformBenchmarks.sln (Release)"
-dotnet test PlatformBenchmarks.sln --configuration Release --nologo "$@"
+echo "test.sh: dotnet test PlatformBenchmarks.sln (Release); each test is listed as it finishes"
+dotnet test PlatformBenchmarks.sln --configuration Release --nologo --logger "console;verbosity=normal" "$@"

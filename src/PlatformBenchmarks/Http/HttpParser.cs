@@ -335,6 +335,15 @@ internal sealed partial class HttpParser
         ReadOnlySequence<byte> rest = reader.UnreadSequence;
         if (!reader.TryReadTo(out ReadOnlySequence<byte> untilEnd, "\r\n\r\n"u8, advancePastDelimiter: true))
         {
+            // A request line starts with a method token (RFC 9112 §3). A first byte that cannot start one (a TLS
+            // ClientHello's 0x16 on this plain port, say) is refused now: waiting for a line end would leave such a
+            // client hanging until the request timeout.
+            if (!reader.TryPeek(out byte first) || !s_tokenChars.Contains(first))
+            {
+                rejection = RequestRejection.InvalidMethod;
+                return ParseStatus.Rejected;
+            }
+
             rejection = CheckIncompleteLimits(rest);
             return rejection == RequestRejection.None ? ParseStatus.Incomplete : ParseStatus.Rejected;
         }

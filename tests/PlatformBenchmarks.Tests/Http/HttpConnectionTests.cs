@@ -371,4 +371,19 @@ public class HttpConnectionTests
         Assert.Equal(200, response.Status);
         Assert.Equal("POST /upload ", response.BodyText);
     }
+
+    [Fact]
+    public async Task TlsHandshakeOnThePlainPortGetsA400AtOnce()
+    {
+        // The connection's clock stands still, so no timeout can fire: a 400 that arrives came from the first byte.
+        var limits = new HttpLimits { LingerTimeout = TimeSpan.Zero };
+        await using var connection = new PipeConnection<EchoApplication>(default, limits);
+        await connection.SendAsync([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]);
+
+        RawResponse response = (await connection.ReadAsync())!;
+        Assert.Equal(400, response.Status);
+        Assert.Equal("close", response.Header("Connection"));
+        Assert.Equal("Malformed method token.\n", response.BodyText);
+        Assert.True(await connection.IsClosedAsync());
+    }
 }

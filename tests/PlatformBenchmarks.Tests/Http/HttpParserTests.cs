@@ -43,6 +43,32 @@ public class HttpParserTests
     private static Parsed Parse(string request, HttpLimits? limits = null) => Parse(new ReadOnlySequence<byte>(Requests.Bytes(request)), limits);
 
     [Theory]
+    [InlineData(new byte[] { 0x16 })]                         // a TLS record header, alone
+    [InlineData(new byte[] { 0x16, 0x03, 0x01, 0x02, 0x00 })] // the start of a ClientHello
+    [InlineData(new byte[] { 0x0d, 0x0a, 0x16 })]             // after an empty line, which is ignored
+    [InlineData(new byte[] { (byte)' ', (byte)'G' })]         // leading whitespace is not an empty line
+    [InlineData(new byte[] { 0x00 })]
+    [InlineData(new byte[] { 0x80, (byte)'G' })]
+    [InlineData(new byte[] { (byte)'\r', (byte)'X' })]        // a bare CR
+    public void AFirstByteThatCannotStartARequestIsRefusedBeforeTheLineEnds(byte[] start)
+    {
+        Parsed parsed = Parse(new ReadOnlySequence<byte>(start));
+
+        Assert.Equal(ParseStatus.Rejected, parsed.Status);
+        Assert.Equal(RequestRejection.InvalidMethod, parsed.Rejection);
+    }
+
+    [Theory]
+    [InlineData("G")]
+    [InlineData("\r\n\r\nGE")]
+    [InlineData("PATCH")]
+    [InlineData("M-SEARCH *")]
+    public void AnUnfinishedLineThatStartsWithATokenCharacterWaitsForMore(string start)
+    {
+        Assert.Equal(ParseStatus.Incomplete, Parse(start).Status);
+    }
+
+    [Theory]
     [MemberData(nameof(TruncationPoints))]
     public void TfbRequestTruncatedAtAnyByteIsIncomplete(string fixture, int length)
     {
