@@ -153,7 +153,10 @@ verify() {
             1:RUN)
                 case "$rest" in
                     apt-get\ *) replay_apt "$rest" ;;
-                    dotnet\ publish\ *) eval "replay_publish \"\$fs\" \"\$workdir\" \"\$scratch/publish.log\" $rest" ;;
+                    dotnet\ publish\ *)
+                        say "publishing ($variant: $([[ $variant == aot ]] && echo 'several minutes' || echo 'under a minute'); log in $scratch/publish.log)"
+                        eval "replay_publish \"\$fs\" \"\$workdir\" \"\$scratch/publish.log\" $rest"
+                        ;;
                     *) die "unsupported build step (only apt-get and dotnet publish are replayed): $line" ;;
                 esac
                 ;;
@@ -177,6 +180,10 @@ verify() {
     [[ -n $runtime_from && -n $entrypoint ]] || die "no COPY --from=build or ENTRYPOINT in the runtime stage"
     [[ $runtime_workdir == /app ]] || die "the runtime WORKDIR must be /app, where the build output is copied"
     say "published in $((SECONDS - started)) s: $(du -sh "$fs$runtime_from" | cut -f1) in $runtime_from"
+    # What the image would carry: no debug symbols (a Native AOT .dbg is twice the binary's size).
+    local symbols
+    symbols="$(find "$fs$runtime_from" -name '*.dbg' | head -n 3)"
+    [[ -z $symbols ]] || die "symbol files would be copied into the image: $symbols"
     smoke "$fs$runtime_from" "$entrypoint" "$scratch/server.log"
     say "== $variant: OK"
     rm -rf "$scratch"
