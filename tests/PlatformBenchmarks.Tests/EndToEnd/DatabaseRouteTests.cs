@@ -9,23 +9,6 @@ namespace PlatformBenchmarks.Tests.EndToEnd;
 [Trait(TestCategory.Name, TestCategory.System)]
 public class DatabaseRouteTests(ServerFixture server) : IClassFixture<ServerFixture>
 {
-    /// <summary>The fortunes page, byte for byte (docs/tfb-rules.md §4.5).</summary>
-    private const string ExpectedFortunes =
-        "<!DOCTYPE html><html><head><title>Fortunes</title></head><body><table><tr><th>id</th><th>message</th></tr>"
-        + "<tr><td>11</td><td>&lt;script&gt;alert(&quot;This should not be displayed in a browser alert box.&quot;);&lt;/script&gt;</td></tr>"
-        + "<tr><td>4</td><td>A bad random number generator: 1, 1, 1, 1, 1, 4.33e+67, 1, 1, 1</td></tr>"
-        + "<tr><td>5</td><td>A computer program does what you tell it to do, not what you want it to do.</td></tr>"
-        + "<tr><td>2</td><td>A computer scientist is someone who fixes things that aren&#39;t broken.</td></tr>"
-        + "<tr><td>8</td><td>A list is only as strong as its weakest link. \u2014 Donald Knuth</td></tr>"
-        + "<tr><td>0</td><td>Additional fortune added at request time.</td></tr>"
-        + "<tr><td>3</td><td>After enough decimal places, nobody gives a damn.</td></tr>"
-        + "<tr><td>7</td><td>Any program that runs right is obsolete.</td></tr>"
-        + "<tr><td>10</td><td>Computers make very fast, very accurate mistakes.</td></tr>"
-        + "<tr><td>6</td><td>Emacs is a nice operating system, but I prefer UNIX. \u2014 Tom Christaensen</td></tr>"
-        + "<tr><td>9</td><td>Feature: A bug with seniority.</td></tr>"
-        + "<tr><td>1</td><td>fortune: No such file or directory</td></tr>"
-        + "<tr><td>12</td><td>\u30d5\u30ec\u30fc\u30e0\u30ef\u30fc\u30af\u306e\u30d9\u30f3\u30c1\u30de\u30fc\u30af</td></tr>"
-        + "</table></body></html>";
 
     public static TheoryData<string, string, int> CountCases()
     {
@@ -132,7 +115,7 @@ public class DatabaseRouteTests(ServerFixture server) : IClassFixture<ServerFixt
 
         Assert.Equal(200, response.Status);
         Assert.Equal("text/html; charset=utf-8", response.Header("Content-Type"));
-        Assert.Equal(ExpectedFortunes, response.BodyText);
+        Assert.Equal(TfbFortunes.ExpectedPage, response.BodyText);
         Assert.Equal(response.Body.Length.ToString(System.Globalization.CultureInfo.InvariantCulture), response.Header("Content-Length"));
     }
 
@@ -143,7 +126,7 @@ public class DatabaseRouteTests(ServerFixture server) : IClassFixture<ServerFixt
 
         Assert.Equal(200, response.Status);
         Assert.Equal("text/html; charset=utf-8", response.Header("Content-Type"));
-        Assert.Equal(System.Text.Encoding.UTF8.GetByteCount(ExpectedFortunes).ToString(System.Globalization.CultureInfo.InvariantCulture), response.Header("Content-Length"));
+        Assert.Equal(System.Text.Encoding.UTF8.GetByteCount(TfbFortunes.ExpectedPage).ToString(System.Globalization.CultureInfo.InvariantCulture), response.Header("Content-Length"));
     }
 
     [Fact]
@@ -169,7 +152,7 @@ public class DatabaseRouteTests(ServerFixture server) : IClassFixture<ServerFixt
                     Assert.Equal("{\"message\":\"Hello, World!\"}", response.BodyText);
                     break;
                 case "/fortunes":
-                    Assert.Equal(ExpectedFortunes, response.BodyText);
+                    Assert.Equal(TfbFortunes.ExpectedPage, response.BodyText);
                     break;
                 default:
                     int expected = int.Parse(target[(target.LastIndexOf('/') + 1)..], System.Globalization.CultureInfo.InvariantCulture);
