@@ -42,28 +42,10 @@ public class SocketCompletionsTests
     private static async Task<ThreadCpu> LoadServerAsync(string? switchValue)
     {
         int port = FreePort();
-        var start = new ProcessStartInfo("dotnet")
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        start.ArgumentList.Add(Path.Combine(AppContext.BaseDirectory, "PlatformBenchmarks.dll"));
-        start.ArgumentList.Add("--urls");
-        start.ArgumentList.Add($"http://127.0.0.1:{port}");
         // Kestrel's socket transport: only there do the runtime's socket threads serve the connections.
-        start.ArgumentList.Add("--Transport:Kind");
-        start.ArgumentList.Add("Sockets");
-        // No database: a refused port answers at once, and plaintext never needs one.
-        start.ArgumentList.Add("--ConnectionString");
-        start.ArgumentList.Add("Host=127.0.0.1;Port=1;Timeout=1");
-        start.Environment.Remove(SocketCompletions.VariableName);
-        if (switchValue is not null)
-        {
-            start.Environment[SocketCompletions.VariableName] = switchValue;
-        }
-
-        using Process server = Process.Start(start) ?? throw new InvalidOperationException("Could not start the server.");
+        using Process server = ServerProcess.Start(
+            ["--urls", $"http://127.0.0.1:{port}", "--Transport:Kind", "Sockets"],
+            new Dictionary<string, string?> { [SocketCompletions.VariableName] = switchValue });
         try
         {
             var banner = new StringBuilder();

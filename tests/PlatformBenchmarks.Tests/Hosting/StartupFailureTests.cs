@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
 using PlatformBenchmarks.Hosting;
+using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Hosting;
 
@@ -68,16 +69,7 @@ public class StartupFailureTests
 
     private static async Task<(int ExitCode, string Output, string Error)> RunServerAsync(params string[] arguments)
     {
-        var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        start.ArgumentList.Add(Path.Combine(AppContext.BaseDirectory, "PlatformBenchmarks.dll"));
-        foreach (string argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        start.ArgumentList.Add("--ConnectionString");
-        start.ArgumentList.Add("Host=127.0.0.1;Port=1;Timeout=1");
-        using Process server = Process.Start(start) ?? throw new InvalidOperationException("Could not start the server.");
+        using Process server = ServerProcess.Start(arguments);
         Task<string> output = server.StandardOutput.ReadToEndAsync();
         Task<string> error = server.StandardError.ReadToEndAsync();
         using var deadline = new CancellationTokenSource(TimeSpan.FromMinutes(1));
