@@ -9,7 +9,8 @@
 #
 # A configuration is server arguments, optionally preceded by environment variables for the runtime
 # (e.g. --config 'no-spin=DOTNET_ThreadPool_UnfairSemaphoreSpinLimit=0').
-# Without --config it compares the socket transport settings; without --route it measures /plaintext and /json.
+# Without --config it compares Kestrel's own defaults, the socket settings here and the epoll transport; without --route it
+# measures /plaintext and /json. --help prints this text.
 # Database routes need the local PostgreSQL (scripts/db.sh start); its connection string is passed to every run.
 # The defaults in Hosting/TransportSettings.cs and Data/DatabaseOptions.cs were chosen from this script's output.
 set -euo pipefail
@@ -26,18 +27,21 @@ while [[ $# -gt 0 ]]; do
         --connections) connections="$2"; shift 2 ;;
         --config) configs+=("${2%%=*}|${2#*=}"); shift 2 ;;
         --route) routes+=("$2"); shift 2 ;;
-        *) echo "settings-matrix.sh: unknown option $1" >&2; exit 2 ;;
+        -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "settings-matrix.sh: unknown option $1 (--help lists them)" >&2; exit 2 ;;
     esac
 done
 
 if [[ ${#configs[@]} -eq 0 ]]; then
-    # name|arguments
+    # name|[VARIABLE=value ...] arguments. The socket settings apply only to Kestrel's sockets (Transport:Kind Sockets).
+    # "kestrel" is Kestrel's own defaults: no inline scheduling, and the runtime's completions queued to the pool
+    # (Main would otherwise turn inline completions on).
     configs=(
-        "default|"
-        "inline|--Transport:UnsafePreferInlineScheduling true"
-        "no-wait|--Transport:WaitForDataBeforeAllocatingBuffer false"
-        "queues-1|--Transport:IOQueueCount 1"
-        "queues-4|--Transport:IOQueueCount 4"
+        "kestrel|DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS=0 --Transport:Kind Sockets --Transport:UnsafePreferInlineScheduling false"
+        "sockets|--Transport:Kind Sockets"
+        "no-wait|--Transport:Kind Sockets --Transport:WaitForDataBeforeAllocatingBuffer false"
+        "queues-1|--Transport:Kind Sockets --Transport:IOQueueCount 1"
+        "epoll|--Transport:Kind Epoll"
     )
 fi
 

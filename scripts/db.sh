@@ -3,7 +3,7 @@
 #
 #   scripts/db.sh [start]           install if missing, create the cluster if missing, start it, load data if missing
 #   scripts/db.sh stop              stop the cluster (fast shutdown: open connections are cut)
-#   scripts/db.sh reset             reload world (fresh random numbers) and fortune to their pristine state
+#   scripts/db.sh reset             reload world (fresh random numbers), fortune and their quoted copies to their pristine state
 #   scripts/db.sh status            show the cluster and its data; exit 0 when up and loaded, 3 otherwise
 #   scripts/db.sh connection-string print the Npgsql connection string for this cluster
 #   scripts/db.sh psql [args]       open psql as benchmarkdbuser on hello_world
@@ -284,7 +284,7 @@ main() {
         status) cmd_status ;;
         connection-string) connection_string ;;
         psql) cmd_psql "$@" ;;
-        -h | --help | help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
+        -h | --help | help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
         *) die "unknown command '$command' (start, stop, reset, status, connection-string, psql)" ;;
     esac
 }
