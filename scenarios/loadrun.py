@@ -684,7 +684,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="the process id of the server of the preceding --url, for its CPU time per response")
     parser.add_argument("--self", action="store_true", dest="include_self",
                         help="also build, start and measure this repository's server when --url is given")
-    parser.add_argument("--out", type=Path, help="output folder (default: scenarios/results/<UTC time>-<profile>)")
+    parser.add_argument("--out", type=Path, help="output folder (default: scenarios/runs/<UTC time>-<profile>, which git ignores; to keep a run, give --out scenarios/results/<name> and commit it)")
     parser.add_argument("--no-build", action="store_true", help="start the existing Release build as it is")
     parser.add_argument("--tfb-config", type=Path, default=DEFAULT_TFB_CONFIG,
                         help="benchmark_config.json whose URLs are used (default: docker/tfb/benchmark_config.json)")
@@ -722,7 +722,7 @@ def main(argv: list[str]) -> int:
         print("loadrun: error: wrk is not installed (scenarios/run.sh installs it)", file=sys.stderr)
         return 2
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    out_dir = (args.out or ROOT / "scenarios" / "results" / f"{stamp}-{args.profile}").resolve()
+    out_dir = (args.out or ROOT / "scenarios" / "runs" / f"{stamp}-{args.profile}").resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     server = None
     try:
