@@ -24,8 +24,6 @@ public class FortunesRenderingBenchmarks
 {
     private static readonly HtmlEncoder s_encoder = HtmlEncoder.Create(UnicodeRanges.All);
 
-    private static readonly HtmlTemplate s_template = LoadTemplate();
-
     private readonly ArrayBufferWriter<byte> _buffer = new(4096);
     private List<Fortune> _fortunes = [];
 
@@ -95,16 +93,8 @@ public class FortunesRenderingBenchmarks
     public int TemplateWithHtmlEncoder()
     {
         _buffer.ResetWrittenCount();
-        s_template.Render(_buffer, _fortunes, default(HtmlEncoderBinder));
+        Fortunes.Template.Render(_buffer, _fortunes, default(HtmlEncoderBinder));
         return _buffer.WrittenCount;
-    }
-
-    private static HtmlTemplate LoadTemplate()
-    {
-        using Stream stream = typeof(Fortunes).Assembly.GetManifestResourceStream("PlatformBenchmarks.Endpoints.Templates.fortunes.html")
-            ?? throw new InvalidOperationException("The fortunes template is not embedded.");
-        using var reader = new StreamReader(stream);
-        return HtmlTemplate.Compile(reader.ReadToEnd(), "id", "message");
     }
 
     /// <summary>The endpoint's binder with the message escaped by <see cref="HtmlEncoder"/> into UTF-16, then encoded.</summary>
