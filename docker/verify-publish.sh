@@ -8,8 +8,12 @@
 # of an image), WORKDIR and `RUN dotnet publish ...` run verbatim with the image's absolute paths moved under a
 # scratch directory, and `RUN apt-get ... install <packages>` installs whichever of those packages are missing
 # (never the rest of that line: it would wipe this machine's apt lists). Anything else in the build stage is an
-# error, so a dockerfile cannot drift away from what this script checks. Then it starts the published server the
-# way ENTRYPOINT does, on a free loopback port, and requires 200 and the TFB body from /plaintext and /json.
+# error, so a dockerfile cannot drift away from what this script checks. It then checks that the runtime stage's
+# base image can run what was published (the aspnet image: a framework-dependent app on at most the .NET and ASP.NET
+# Core frameworks of its version; runtime-deps: a self-contained native executable) and that no debug symbols would
+# be copied into the image. Last, it starts the published server the way ENTRYPOINT does, with the listen port that
+# benchmark_config.json gives the test moved to a free loopback port, and requires 200 and the TFB body from
+# /plaintext and /json.
 #
 # jit takes 10-60 s on two cores; aot several minutes (the ILCompiler and NativeAOT runtime packages, the native link).
 # Exit status: 0 when every selected variant published and answered.
@@ -104,12 +108,63 @@ except urllib.error.HTTPError as e:
 PY
 }
 
+# The port benchmark_config.json gives the test that TFB builds from this dockerfile (<framework>[-<test>].dockerfile).
+config_port() {
+    python3 - "$TFB_DIR/benchmark_config.json" "$(basename "$1" .dockerfile)" << 'PY'
+import json, sys
+config = json.load(open(sys.argv[1]))
+for group in config["tests"]:
+    for name, test in group.items():
+        if (config["framework"] if name == "default" else f"{config['framework']}-{name}") == sys.argv[2]:
+            print(test["port"])
+            sys.exit(0)
+sys.exit(f"no test in benchmark_config.json is built from {sys.argv[2]}.dockerfile")
+PY
+}
+
+# Can the runtime stage's base image run the published folder? aspnet:<v> has the .NET and ASP.NET Core shared
+# frameworks of version v and runs `dotnet <app>.dll`; runtime-deps:<v> has no .NET at all, so the entry point must
+# be a self-contained native executable.
+check_runtime_image() {
+    local image="$1" dir="$2" entrypoint="$3" program
+    program="$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])[0])' "$entrypoint")"
+    case "$image" in
+        mcr.microsoft.com/dotnet/aspnet:*)
+            [[ $program == dotnet ]] || die "the aspnet image runs a .NET app through 'dotnet', ENTRYPOINT runs $program"
+            python3 - "$dir" "${image##*:}" << 'PY' || die "the published app needs a framework $image does not have"
+import glob, json, sys
+folder, version = sys.argv[1], sys.argv[2].split(".")[0]
+configs = glob.glob(f"{folder}/*.runtimeconfig.json")
+if len(configs) != 1:
+    sys.exit(f"expected one runtimeconfig.json, found {configs}")
+options = json.load(open(configs[0]))["runtimeOptions"]
+frameworks = options.get("frameworks") or [options["framework"]]
+for framework in frameworks:
+    if framework["name"] not in ("Microsoft.NETCore.App", "Microsoft.AspNetCore.App") or framework["version"].split(".")[0] != version:
+        sys.exit(f"needs {framework['name']} {framework['version']}")
+print(f"verify-publish: {', '.join(f['name'] + ' ' + f['version'] for f in frameworks)}: in {sys.argv[2]}'s aspnet image", file=sys.stderr)
+PY
+            ;;
+        mcr.microsoft.com/dotnet/runtime-deps:*)
+            [[ $program == ./* ]] || die "the runtime-deps image has no .NET: ENTRYPOINT must run the native executable, not $program"
+            [[ $(head -c 4 "$dir/${program#./}" | od -An -c | tr -d ' ') == 177ELF ]] \
+                || die "$program is not a native executable: the runtime-deps image could not run it"
+            if compgen -G "$dir/*.runtimeconfig.json" > /dev/null; then
+                die "the published folder has a runtimeconfig.json: it needs a .NET runtime that runtime-deps does not have"
+            fi
+            say "$program is a native executable: runtime-deps can run it"
+            ;;
+        *) die "unknown runtime image $image (expected mcr.microsoft.com/dotnet/aspnet or runtime-deps)" ;;
+    esac
+}
+
 smoke() {
-    local dir="$1" entrypoint="$2" log="$3"
+    local dir="$1" entrypoint="$2" log="$3" listen="$4"
     local port argv=() arg pid i answer
     port="$(free_port)"
+    [[ $entrypoint == *"\"http://*:$listen\""* ]] || die "ENTRYPOINT does not listen on http://*:$listen, the port benchmark_config.json names: $entrypoint"
     while IFS= read -r arg; do
-        argv+=("${arg//http:\/\/\*:8080/http://127.0.0.1:$port}")
+        argv+=("${arg//http:\/\/\*:$listen/http://127.0.0.1:$port}")
     done < <(python3 -c 'import json, sys; print("\n".join(json.loads(sys.argv[1])))' "$entrypoint")
     say "starting ${argv[*]}   (in the published folder)"
     (cd "$dir" && exec "${argv[@]}") > "$log" 2>&1 &
@@ -134,7 +189,8 @@ smoke() {
 verify() {
     local variant="$1" dockerfile="$2"
     [[ -f $dockerfile ]] || die "$dockerfile not found"
-    local scratch fs stage=0 workdir=/ line keyword rest runtime_from="" entrypoint="" runtime_workdir=/
+    local scratch fs stage=0 workdir=/ line keyword rest runtime_from="" entrypoint="" runtime_workdir=/ runtime_image="" listen
+    listen="$(config_port "$dockerfile")" || die "$(basename "$dockerfile") is not the dockerfile of a test in benchmark_config.json"
     scratch="$(mktemp -d "${TMPDIR:-/tmp}/verify-publish-$variant.XXXXXX")"
     fs="$scratch/fs"
     mkdir -p "$fs"
@@ -147,7 +203,10 @@ verify() {
         rest="${line#* }"
         # COPY and RUN arguments go through eval below: the shell splits and unquotes them as Docker's shell form would.
         case "$stage:$keyword" in
-            *:FROM) stage=$((stage + 1)) ;;
+            *:FROM)
+                stage=$((stage + 1))
+                ((stage == 2)) && read -r runtime_image _ <<< "$rest"
+                ;;
             1:WORKDIR) workdir="$rest" && mkdir -p "$fs$workdir" ;;
             1:COPY) eval "replay_copy \"\$fs\" \"\$workdir\" $rest" ;;
             1:RUN)
@@ -184,7 +243,8 @@ verify() {
     local symbols
     symbols="$(find "$fs$runtime_from" -name '*.dbg' | head -n 3)"
     [[ -z $symbols ]] || die "symbol files would be copied into the image: $symbols"
-    smoke "$fs$runtime_from" "$entrypoint" "$scratch/server.log"
+    check_runtime_image "$runtime_image" "$fs$runtime_from" "$entrypoint"
+    smoke "$fs$runtime_from" "$entrypoint" "$scratch/server.log" "$listen"
     say "== $variant: OK"
     rm -rf "$scratch"
 }
@@ -200,7 +260,7 @@ main() {
             verify jit "$TFB_DIR/platformbenchmarks.dockerfile"
             verify aot "$TFB_DIR/platformbenchmarks-aot.dockerfile"
             ;;
-        -h | --help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
+        -h | --help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
         *) die "unknown variant '$which' (jit, aot, all)" ;;
     esac
 }

@@ -1,93 +1,95 @@
-using System.Text.RegularExpressions;
+using Npgsql;
 using PlatformBenchmarks.Tests.Support;
+using YamlDotNet.RepresentationModel;
 
 namespace PlatformBenchmarks.Tests.Docker;
 
-public partial class ComposeTests
+/// <summary>
+/// What <c>docker compose -f docker/compose.yaml up --build</c> would do with the file, short of running Docker (this
+/// machine has no daemon): build each image from its context, start the servers where they reach the database under the
+/// host name their images connect to, and publish each server on a host port of its own.
+/// </summary>
+public class ComposeTests
 {
-    /// <summary>TFB's Fortune rows (docs/tfb-rules.md §8), the reference both database loaders must match.</summary>
-    private static readonly string[] s_fortunes =
-    [
-        "fortune: No such file or directory",
-        "A computer scientist is someone who fixes things that aren't broken.",
-        "After enough decimal places, nobody gives a damn.",
-        "A bad random number generator: 1, 1, 1, 1, 1, 4.33e+67, 1, 1, 1",
-        "A computer program does what you tell it to do, not what you want it to do.",
-        "Emacs is a nice operating system, but I prefer UNIX. \u2014 Tom Christaensen",
-        "Any program that runs right is obsolete.",
-        "A list is only as strong as its weakest link. \u2014 Donald Knuth",
-        "Feature: A bug with seniority.",
-        "Computers make very fast, very accurate mistakes.",
-        "<script>alert(\"This should not be displayed in a browser alert box.\");</script>",
-        "\u30D5\u30EC\u30FC\u30E0\u30EF\u30FC\u30AF\u306E\u30D9\u30F3\u30C1\u30DE\u30FC\u30AF",
-    ];
+    private static readonly string s_composeFolder = Repository.PathOf("docker");
 
-    private static Dictionary<string, object?> Services()
+    /// <summary>(service, its build context, its dockerfile) for every service compose builds.</summary>
+    private static IEnumerable<(string Service, string Context, string Dockerfile, YamlMappingNode Node)> Builds()
     {
-        var compose = (Dictionary<string, object?>)YamlSubset.Parse(Repository.ReadText("docker", "compose.yaml"))!;
-        return (Dictionary<string, object?>)compose["services"]!;
+        foreach ((YamlNode key, YamlNode value) in Mapping(Yaml.Load("docker", "compose.yaml"), "services"))
+        {
+            var service = (YamlMappingNode)value;
+            if (service.Children.TryGetValue(new YamlScalarNode("build"), out YamlNode? build))
+            {
+                // Compose resolves the context against the file's folder, and the dockerfile against the context.
+                string context = Path.GetFullPath(Path.Combine(s_composeFolder, Scalar(build, "context")));
+                yield return (((YamlScalarNode)key).Value!, context, Path.GetFullPath(Path.Combine(context, Scalar(build, "dockerfile"))), service);
+            }
+        }
     }
 
-    private static Dictionary<string, object?> Map(object? node, string what) =>
-        Assert.IsType<Dictionary<string, object?>>(node, exactMatch: true) ?? throw new InvalidOperationException(what);
+    private static bool IsServer(string dockerfile) => Path.GetDirectoryName(dockerfile) == TfbSubmission.Folder;
 
     [Fact]
-    public void ComposeRunsTheServerAndTheDatabaseUnderTfbsHostNames()
+    public void EveryImageFindsItsDockerfileAndEverythingItCopiesInItsContext()
     {
-        Dictionary<string, object?> services = Services();
-
-        Dictionary<string, object?> server = Map(services["tfb-server"], "tfb-server");
-        Dictionary<string, object?> build = Map(server["build"], "build");
-        Assert.Equal("..", build["context"]);
-        Assert.True(File.Exists(Repository.PathOf((string)build["dockerfile"]!)), "the server's dockerfile is missing");
-        Assert.Equal(["8080:8080"], Assert.IsType<List<object?>>(server["ports"]));
-        Assert.Equal("service_healthy", Map(Map(server["depends_on"], "depends_on")["tfb-database"], "tfb-database")["condition"]);
-
-        Dictionary<string, object?> database = Map(services["tfb-database"], "tfb-database");
-        Dictionary<string, object?> databaseBuild = Map(database["build"], "build");
-        Assert.True(File.Exists(Repository.PathOf("docker", (string)databaseBuild["context"]!, (string)databaseBuild["dockerfile"]!)));
-        Assert.Equal("tfb-database", database["hostname"]);
+        Assert.NotEmpty(Builds());
+        foreach ((string service, string context, string dockerfile, YamlMappingNode _) in Builds())
+        {
+            Assert.True(File.Exists(dockerfile), $"{service}: {dockerfile} does not exist");
+            Assert.All(Dockerfile.ContextSources(dockerfile), source =>
+                Assert.True(Path.Exists(Path.Combine(context, source)), $"{service}: COPY {source} is not in the build context {context}"));
+        }
     }
 
     [Fact]
-    public void TheAotServerIsAnOptionalProfileOnItsOwnPort()
+    public void EveryServerReachesTheDatabaseUnderTheHostItsImageConnectsTo()
     {
-        Dictionary<string, object?> aot = Map(Services()["tfb-server-aot"], "tfb-server-aot");
+        List<(string Service, string Context, string Dockerfile, YamlMappingNode Node)> builds = [.. Builds()];
+        List<(string Service, string Context, string Dockerfile, YamlMappingNode Node)> databases = [.. builds.Where(b => Dockerfile.Env(b.Dockerfile, "POSTGRES_DB") is not null)];
+        Assert.Single(databases);
+        (string databaseService, string _, string databaseImage, YamlMappingNode databaseNode) = databases[0];
+        // On compose's network a service answers to its name and to its hostname.
+        string?[] names = [databaseService, Optional(databaseNode, "hostname")];
 
-        Assert.Equal(["aot"], Assert.IsType<List<object?>>(aot["profiles"]));
-        Assert.Equal("docker/tfb/platformbenchmarks-aot.dockerfile", Map(aot["build"], "build")["dockerfile"]);
-        Assert.Equal(["8081:8080"], Assert.IsType<List<object?>>(aot["ports"]));
+        Assert.Contains(builds, b => IsServer(b.Dockerfile));
+        foreach ((string service, string _, string dockerfile, YamlMappingNode _) in builds.Where(b => IsServer(b.Dockerfile)))
+        {
+            var connection = new NpgsqlConnectionStringBuilder(Dockerfile.Env(dockerfile, "ConnectionString"));
+
+            Assert.Contains(connection.Host, names);
+            Assert.Contains(connection.Port, Dockerfile.Exposed(databaseImage));
+            Assert.Equal(Dockerfile.Env(databaseImage, "POSTGRES_DB"), connection.Database);
+            Assert.Equal(Dockerfile.Env(databaseImage, "POSTGRES_USER"), connection.Username);
+            Assert.True(Dockerfile.Env(databaseImage, "POSTGRES_PASSWORD") == connection.Password, $"{service}: the password differs from the database image's");
+        }
     }
 
     [Fact]
-    public void TheDatabaseImageConfiguresPostgresLikeTfb()
+    public void EveryServerIsPublishedOnAHostPortOfItsOwnToThePortItListensOn()
     {
-        string dockerfile = Repository.ReadText("docker", "database", "postgres.dockerfile");
+        var hostPorts = new List<string>();
+        foreach ((string service, string _, string dockerfile, YamlMappingNode node) in Builds().Where(b => IsServer(b.Dockerfile)))
+        {
+            var ports = (YamlSequenceNode)node["ports"];
+            foreach (string mapping in ports.Select(p => ((YamlScalarNode)p).Value!))
+            {
+                string[] parts = mapping.Split(':');
+                Assert.True(parts.Length == 2, $"{service}: ports entry '{mapping}' is not host:container");
+                Assert.Contains(int.Parse(parts[1], System.Globalization.CultureInfo.InvariantCulture), Dockerfile.Exposed(dockerfile));
+                hostPorts.Add(parts[0]);
+            }
+        }
 
-        Assert.Contains("FROM postgres:18-trixie", dockerfile, StringComparison.Ordinal);
-        Assert.Contains("ENV POSTGRES_DB=hello_world", dockerfile, StringComparison.Ordinal);
-        Assert.Contains("ENV POSTGRES_USER=benchmarkdbuser", dockerfile, StringComparison.Ordinal);
-        Assert.Contains("ENV POSTGRES_PASSWORD=benchmarkdbpass", dockerfile, StringComparison.Ordinal);
-        Assert.Contains("\"shared_preload_libraries=pg_stat_statements\"", dockerfile, StringComparison.Ordinal);
-        Assert.Contains("COPY scripts/sql/hello_world.sql /docker-entrypoint-initdb.d/", dockerfile, StringComparison.Ordinal);
-        Assert.Contains("COPY docker/database/00-extensions.sql /docker-entrypoint-initdb.d/", dockerfile, StringComparison.Ordinal);
+        Assert.NotEmpty(hostPorts);
+        // Two services on one host port: the second fails to start when both profiles run.
+        Assert.Equal(hostPorts.Distinct(StringComparer.Ordinal).Count(), hostPorts.Count);
     }
 
-    [Fact]
-    public void TheDatabaseImageLoadsTfbsWorldAndFortuneRows()
-    {
-        // The image loads scripts/sql/hello_world.sql, the file scripts/db.sh loads for the local cluster.
-        string sql = Repository.ReadText("scripts", "sql", "hello_world.sql");
+    private static YamlMappingNode Mapping(YamlMappingNode node, string key) => (YamlMappingNode)node[key];
 
-        Assert.Contains("FROM generate_series(1, 10000)", sql, StringComparison.Ordinal);
-        Assert.Contains("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", Repository.ReadText("docker", "database", "00-extensions.sql"), StringComparison.Ordinal);
-        Assert.Equal(s_fortunes, FortuneRows(sql));
-    }
+    private static string Scalar(YamlNode node, string key) => ((YamlScalarNode)((YamlMappingNode)node)[key]).Value!;
 
-    private static string[] FortuneRows(string sql) =>
-        [.. FortuneRow().Matches(sql).OrderBy(m => int.Parse(m.Groups["id"].Value, System.Globalization.CultureInfo.InvariantCulture))
-            .Select(m => m.Groups["message"].Value.Replace("''", "'", StringComparison.Ordinal))];
-
-    [GeneratedRegex(@"^\s*\((?<id>\d+), '(?<message>([^']|'')*)'\)[,;]?\s*$", RegexOptions.Multiline)]
-    private static partial Regex FortuneRow();
+    private static string? Optional(YamlMappingNode node, string key) =>
+        node.Children.TryGetValue(new YamlScalarNode(key), out YamlNode? value) ? ((YamlScalarNode)value).Value : null;
 }

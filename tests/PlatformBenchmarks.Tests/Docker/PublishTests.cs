@@ -6,16 +6,19 @@ namespace PlatformBenchmarks.Tests.Docker;
 public class PublishTests
 {
     /// <summary>
-    /// The JIT dockerfile's COPY and publish steps, replayed without Docker, give a server that answers /plaintext and
-    /// /json (docker/verify-publish.sh). The Native AOT variant takes minutes and needs the NativeAOT runtime pack
-    /// from the package feed: run `docker/verify-publish.sh aot` by hand.
+    /// Each TFB dockerfile's COPY and publish steps, replayed without Docker (docker/verify-publish.sh), give a folder
+    /// that the runtime stage's base image can run, with no debug symbols in it, and a server that answers /plaintext and
+    /// /json on the port benchmark_config.json names. The Native AOT publish takes about 75 s on two cores.
     /// </summary>
-    [Fact]
-    public async Task TheJitDockerfilesPublishStepGivesAServerThatAnswers()
+    [Theory]
+    [InlineData("jit", "in 10.0's aspnet image")]
+    [InlineData("aot", "is a native executable: runtime-deps can run it")]
+    public async Task TheDockerfilesPublishStepGivesAServerItsImageCanRunThatAnswers(string variant, string runtimeCheck)
     {
-        ProcessResult result = await ChildProcess.RunAsync("bash", ["docker/verify-publish.sh", "jit"], TimeSpan.FromMinutes(10));
+        ProcessResult result = await ChildProcess.RunAsync("bash", ["docker/verify-publish.sh", variant], TimeSpan.FromMinutes(10));
 
         Assert.True(result.ExitCode == 0, result.ToString());
+        Assert.Contains(runtimeCheck, result.Error, StringComparison.Ordinal);
         Assert.Contains("/plaintext: 200 Hello, World!", result.Error, StringComparison.Ordinal);
         Assert.Contains("/json: 200 {\"message\":\"Hello, World!\"}", result.Error, StringComparison.Ordinal);
     }

@@ -9,7 +9,8 @@ using PlatformBenchmarks.Tests.Support;
 namespace PlatformBenchmarks.Tests.Docker;
 
 /// <summary>
-/// Every URL the TFB submission and the crank scenarios send load to is served with 200 and TFB's headers. Among
+/// Every URL the TFB submission and the crank scenarios send load to is served with 200, TFB's headers and the body
+/// TFB's verifier accepts for that test type (docs/tfb-rules.md §4). Among
 /// them are update URLs, which change world rows: these tests run in the world-table collection, with a server of
 /// their own, so they never run while another test compares the table before and after its own updates.
 /// </summary>
@@ -76,6 +77,59 @@ public class SubmissionUrlTests(ServerFixture server) : IClassFixture<ServerFixt
         Assert.NotNull(contentType);
         Assert.Matches(url.ContentType, contentType.ToString());
         Assert.True(response.Content.Headers.ContentLength is not null || response.Headers.TransferEncodingChunked == true, "neither Content-Length nor chunked");
-        Assert.NotEmpty(body);
+        AssertTfbsBody(type, path, body);
+    }
+
+    /// <summary>The body TFB's verifier expects of each test type (docs/tfb-rules.md §4).</summary>
+    private static void AssertTfbsBody(string type, string path, string body)
+    {
+        switch (type)
+        {
+            case "plaintext":
+                Assert.Equal("Hello, World!", body);
+                break;
+            case "json":
+                Assert.Equal("{\"message\":\"Hello, World!\"}", body);
+                break;
+            case "db":
+                using (var world = JsonDocument.Parse(body))
+                {
+                    AssertWorld(world.RootElement);
+                }
+
+                break;
+            case "fortune":
+                Assert.Equal(TfbFortunes.ExpectedPage, body);
+                break;
+            default:
+                using (var worlds = JsonDocument.Parse(body))
+                {
+                    Assert.Equal(JsonValueKind.Array, worlds.RootElement.ValueKind);
+                    Assert.Equal(ExpectedCount(path), worlds.RootElement.GetArrayLength());
+                    Assert.All(worlds.RootElement.EnumerateArray(), AssertWorld);
+                }
+
+                break;
+        }
+    }
+
+    private static void AssertWorld(JsonElement world)
+    {
+        Assert.Equal(JsonValueKind.Object, world.ValueKind);
+        Assert.Equal(["id", "randomNumber"], world.EnumerateObject().Select(p => p.Name));
+        Assert.InRange(world.GetProperty("id").GetInt32(), 1, 10000);
+        Assert.InRange(world.GetProperty("randomNumber").GetInt32(), 1, 10000);
+    }
+
+    /// <summary>The row count a prefix URL asks for: the number it ends with, TFB's sanitising applied (1 without one).</summary>
+    private static int ExpectedCount(string path)
+    {
+        int digits = path.Length;
+        while (digits > 0 && char.IsAsciiDigit(path[digits - 1]))
+        {
+            digits--;
+        }
+
+        return digits == path.Length ? 1 : Math.Clamp(int.Parse(path[digits..], System.Globalization.CultureInfo.InvariantCulture), 1, 500);
     }
 }

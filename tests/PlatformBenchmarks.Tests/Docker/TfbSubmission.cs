@@ -4,9 +4,9 @@ using PlatformBenchmarks.Tests.Support;
 namespace PlatformBenchmarks.Tests.Docker;
 
 /// <summary>One TFB test type as benchmark_config.json names it, with the URL this server serves it on.</summary>
-internal sealed record TfbUrl(string Type, string Key, string TomlKey, string Url, int MinimumLength, bool IsPrefix, string ContentType);
+internal sealed record TfbUrl(string Type, string Key, string Url, bool IsPrefix, string ContentType);
 
-/// <summary>The TFB submission in docker/tfb and the rules TFB's toolset applies to it (docs/tfb-rules.md §1, §3).</summary>
+/// <summary>The TFB submission in docker/tfb and where TFB's toolset looks for its parts (docs/tfb-rules.md §1, §3).</summary>
 internal static class TfbSubmission
 {
     private const string Json = @"^application/json(; ?charset=(UTF|utf)-8)?$";
@@ -14,13 +14,13 @@ internal static class TfbSubmission
     /// <summary>The seven test types. Prefix URLs get the count appended by the harness (/queries/ + 20).</summary>
     public static readonly IReadOnlyList<TfbUrl> Urls =
     [
-        new("plaintext", "plaintext_url", "urls.plaintext", "/plaintext", 10, false, @"^text/plain(; ?charset=(UTF|utf)-8)?$"),
-        new("json", "json_url", "urls.json", "/json", 5, false, Json),
-        new("db", "db_url", "urls.db", "/db", 3, false, Json),
-        new("query", "query_url", "urls.query", "/queries/", 9, true, Json),
-        new("update", "update_url", "urls.update", "/updates/", 8, true, Json),
-        new("fortune", "fortune_url", "urls.fortune", "/fortunes", 9, false, @"^text/html; ?charset=(UTF|utf)-8$"),
-        new("cached-query", "cached_query_url", "urls.cached_query", "/cached-worlds/", 15, true, Json),
+        new("plaintext", "plaintext_url", "/plaintext", false, @"^text/plain(; ?charset=(UTF|utf)-8)?$"),
+        new("json", "json_url", "/json", false, Json),
+        new("db", "db_url", "/db", false, Json),
+        new("query", "query_url", "/queries/", true, Json),
+        new("update", "update_url", "/updates/", true, Json),
+        new("fortune", "fortune_url", "/fortunes", false, @"^text/html; ?charset=(UTF|utf)-8$"),
+        new("cached-query", "cached_query_url", "/cached-worlds/", true, Json),
     ];
 
     public static string Folder => Repository.PathOf("docker", "tfb");
@@ -34,4 +34,12 @@ internal static class TfbSubmission
     /// <summary>Where TFB looks for a test's dockerfile: the framework name, plus "-test" for any test but "default".</summary>
     public static string DockerfileOf(string framework, string test) =>
         Path.Combine(Folder, test == "default" ? $"{framework}.dockerfile" : $"{framework}-{test}.dockerfile");
+
+    /// <summary>The dockerfile of every test in benchmark_config.json, by test name.</summary>
+    public static IReadOnlyList<(string Test, string Dockerfile)> Dockerfiles()
+    {
+        using JsonDocument config = LoadConfig();
+        string framework = config.RootElement.GetProperty("framework").GetString()!;
+        return [.. Tests(config).Select(t => (t.Name, DockerfileOf(framework, t.Name)))];
+    }
 }

@@ -27,8 +27,36 @@ public class QueryCountTests
     [InlineData("-", 1)]
     [InlineData("5a", 1)]
     [InlineData("1.5", 1)]
+    [InlineData("+-5", 1)]                       // one sign at most
+    [InlineData("--5", 1)]
+    [InlineData("+", 1)]
+    [InlineData("-0", 1)]
+    [InlineData("1 0", 1)]                       // blanks only around the number
+    [InlineData("\t7\t", 7)]
+    [InlineData("0500", 500)]
+    [InlineData("00000000000000000000012", 12)] // leading zeros do not count toward overflow
+    [InlineData("\u0663", 1)]                    // a non-ASCII digit (ARABIC-INDIC THREE) is not a digit here
+    [InlineData("\uFF15", 1)]                    // nor is a full-width one
     public void CountParameterIsSanitisedAsTfbRequires(string raw, int expected)
         => Assert.Equal(expected, QueryCount.Clamp(Encoding.UTF8.GetBytes(raw)));
+
+    /// <summary>The query form as a client sends it: percent-decoded first (QueryString), then sanitised.</summary>
+    [Theory]
+    [InlineData("queries=%2D5", 1)]
+    [InlineData("queries=+5", 5)]                 // '+' decodes to a blank, which the count then trims
+    [InlineData("queries=%20%2B12", 12)]
+    [InlineData("queries=%35%30%31", 500)]
+    [InlineData("queries=5%00", 1)]
+    [InlineData("queries=%", 1)]
+    [InlineData("queries=", 1)]
+    [InlineData("queries=7&queries=600", 7)]      // the first of repeated keys
+    [InlineData("count=9", 1)]                    // another name: the count is missing
+    public void AQueryCountIsDecodedThenSanitised(string query, int expected)
+    {
+        Span<byte> scratch = stackalloc byte[32];
+
+        Assert.Equal(expected, QueryCount.Clamp(QueryString.GetValue(Encoding.ASCII.GetBytes(query), "queries"u8, scratch)));
+    }
 
     [Fact]
     public void ClampingAllocatesNothing()

@@ -1,9 +1,9 @@
 namespace PlatformBenchmarks.Tests.Support;
 
 /// <summary>
-/// Reads the YAML subset this repository's YAML files (crank configuration, docker compose) are written in. The BCL has
-/// no YAML parser, and a package for one check is not worth a dependency; instead, anything outside the subset is an
-/// error, never a guess, so a file this accepts means to every YAML parser what it means here.
+/// Reads the YAML subset the crank configuration is written in. Anything outside the subset is an error, never a guess,
+/// so a file this accepts means to every YAML parser what it means here. (The compose file and the crank connection
+/// string are read with YamlDotNet, which the test project references; the crank tests can move to it too.)
 /// </summary>
 /// <remarks>
 /// In: block mappings and block sequences indented with spaces, sequence items holding mappings (<c>- key: value</c>),
