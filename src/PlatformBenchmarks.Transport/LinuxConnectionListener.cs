@@ -4,6 +4,7 @@ using Microsoft.AspNetCore.Connections;
 using Microsoft.Extensions.Logging;
 using PlatformBenchmarks.Transport.Epoll;
 using PlatformBenchmarks.Transport.Interop;
+using PlatformBenchmarks.Transport.IoUring;
 
 namespace PlatformBenchmarks.Transport;
 
@@ -89,6 +90,7 @@ internal sealed class LinuxConnectionListener : IConnectionListener
     private static TransportLoop CreateLoop(TransportKind kind, LinuxConnectionListener listener, int index, int listenFd) => kind switch
     {
         TransportKind.Epoll => new EpollLoop(listener, index, listenFd),
+        TransportKind.IoUring => new IoUringLoop(listener, index, listenFd),
         _ => throw new NotSupportedException($"Transport kind {kind} has no loop."),
     };
 

@@ -19,9 +19,9 @@ public sealed class LinuxTransportFactory : IConnectionListenerFactory, IConnect
     {
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(loggerFactory);
-        if (kind is not TransportKind.Epoll)
+        if (kind is not (TransportKind.Epoll or TransportKind.IoUring))
         {
-            throw new ArgumentOutOfRangeException(nameof(kind), kind, "This transport runs Epoll.");
+            throw new ArgumentOutOfRangeException(nameof(kind), kind, "This transport runs IoUring or Epoll.");
         }
 
         options.Validate();

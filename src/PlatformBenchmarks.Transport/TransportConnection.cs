@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.IO.Pipelines;
 using System.Net;
 using System.Runtime.CompilerServices;
@@ -72,7 +73,7 @@ internal sealed partial class TransportConnection : ConnectionContext,
 
     internal bool IsClosed => _closed;
 
-    /// <summary>State the loop kind keeps per connection (epoll: the registered interest). Loop thread only.</summary>
+    /// <summary>State the loop kind keeps per connection (epoll: the registered interest; io_uring: its slot). Loop thread only.</summary>
     internal uint KindState { get; set; }
 
     public override string ConnectionId
@@ -115,20 +116,7 @@ internal sealed partial class TransportConnection : ConnectionContext,
         if (result > 0)
         {
             _input.Writer.Advance(result);
-            ValueTask<FlushResult> flush = _input.Writer.FlushAsync();
-            if (!flush.IsCompletedSuccessfully)
-            {
-                PauseReceiving(flush);
-                return false;
-            }
-
-            if (flush.Result.IsCompleted)
-            {
-                ReaderCompleted();
-                return false;
-            }
-
-            return WantsReceive;
+            return FlushReceived();
         }
 
         if (result == 0)
@@ -143,6 +131,35 @@ internal sealed partial class TransportConnection : ConnectionContext,
         }
 
         return false;
+    }
+
+    /// <summary>
+    /// The kind received <paramref name="data"/> into memory of its own (io_uring's provided buffers): copied into the
+    /// input pipe, then as <see cref="OnReceived(int)"/>.
+    /// </summary>
+    internal bool OnReceived(ReadOnlySpan<byte> data)
+    {
+        _input.Writer.Write(data);
+        return FlushReceived();
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool FlushReceived()
+    {
+        ValueTask<FlushResult> flush = _input.Writer.FlushAsync();
+        if (!flush.IsCompletedSuccessfully)
+        {
+            PauseReceiving(flush);
+            return false;
+        }
+
+        if (flush.Result.IsCompleted)
+        {
+            ReaderCompleted();
+            return false;
+        }
+
+        return WantsReceive;
     }
 
     /// <summary>

@@ -18,4 +18,7 @@ internal static partial class TransportLog
 
     [LoggerMessage(EventId = 103, Level = LogLevel.Error, Message = "Connection {ConnectionId}: unexpected failure while sending")]
     public static partial void SendFailed(ILogger logger, Exception exception, string connectionId);
+
+    [LoggerMessage(EventId = 105, Level = LogLevel.Warning, Message = "Transport loop {Loop} could not wait for its io_uring operations to end (errno {Errno}); its buffers are kept")]
+    public static partial void DrainFailed(ILogger logger, int errno, int loop);
 }

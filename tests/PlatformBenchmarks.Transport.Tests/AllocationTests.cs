@@ -3,7 +3,7 @@ using PlatformBenchmarks.Transport.Tests.Support;
 
 namespace PlatformBenchmarks.Transport.Tests;
 
-public class AllocationTests
+public abstract class AllocationTests(TransportKind kind)
 {
     [Fact]
     public async Task SteadyStateRoundTripsAllocateNothingOnTheLoopThread()
@@ -11,7 +11,7 @@ public class AllocationTests
         // The loop thread runs the receive, the application (inline, scheduled by the pipes) and the send: what it
         // allocates over many requests is what a request costs there. Measured on that thread alone, so the client's
         // own allocations do not count.
-        await using TestServer server = await TestServer.StartEchoAsync(new TransportOptions { ThreadCount = 1 });
+        await using TestServer server = await TestServer.StartEchoAsync(kind, new TransportOptions { ThreadCount = 1 });
         TransportLoop loop = server.Listener.Loops[0];
         using Socket client = await server.ConnectAsync();
         byte[] request = SocketExtensions.Pattern(200);
@@ -48,3 +48,7 @@ public class AllocationTests
         return allocated;
     }
 }
+
+public sealed class AllocationTestsOnIoUring() : AllocationTests(TransportKind.IoUring);
+
+public sealed class AllocationTestsOnEpoll() : AllocationTests(TransportKind.Epoll);

@@ -4,7 +4,7 @@ using PlatformBenchmarks.Transport.Tests.Support;
 
 namespace PlatformBenchmarks.Transport.Tests;
 
-public class BackPressureTests
+public abstract class BackPressureTests(TransportKind kind)
 {
     [Fact]
     public async Task AClientThatSendsForeverAndNeverReadsCannotGrowTheServersMemory()
@@ -12,7 +12,7 @@ public class BackPressureTests
         // The echo's output fills (its flush waits), so it stops reading; the input fills, so the loop stops receiving;
         // the kernel's buffers fill, so the client's sends stop completing. The pools stop growing on the way.
         var options = new TransportOptions { ThreadCount = 1, MaxReadBufferSize = 64 * 1024, MaxWriteBufferSize = 64 * 1024 };
-        await using TestServer server = await TestServer.StartEchoAsync(options);
+        await using TestServer server = await TestServer.StartEchoAsync(kind, options);
         using Socket client = await server.ConnectAsync();
         client.ReceiveBufferSize = 64 * 1024;
         byte[] chunk = new byte[64 * 1024];
@@ -42,7 +42,7 @@ public class BackPressureTests
         // The application writes far more than the socket buffers hold, completes, and is done; the peer never reads.
         var options = new TransportOptions { ThreadCount = 1, DrainTimeout = TimeSpan.FromMilliseconds(200) };
         var disposed = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        await using TestServer server = await TestServer.StartAsync(async connection =>
+        await using TestServer server = await TestServer.StartAsync(kind, async connection =>
         {
             // Written without a flush, so the application never waits: 32 MiB, well over what the kernel buffers.
             byte[] chunk = new byte[64 * 1024];
@@ -65,3 +65,7 @@ public class BackPressureTests
         Assert.Equal(0, server.ConnectionCount);
     }
 }
+
+public sealed class BackPressureTestsOnIoUring() : BackPressureTests(TransportKind.IoUring);
+
+public sealed class BackPressureTestsOnEpoll() : BackPressureTests(TransportKind.Epoll);

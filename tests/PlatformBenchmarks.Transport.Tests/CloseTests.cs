@@ -6,12 +6,12 @@ using PlatformBenchmarks.Transport.Tests.Support;
 namespace PlatformBenchmarks.Transport.Tests;
 
 /// <summary>How connections end: half-closes in both directions, resets, aborts.</summary>
-public class CloseTests
+public abstract class CloseTests(TransportKind kind)
 {
     [Fact]
     public async Task APeerThatHalfClosesStillGetsItsWholeEchoThenTheServersFin()
     {
-        await using TestServer server = await TestServer.StartEchoAsync();
+        await using TestServer server = await TestServer.StartEchoAsync(kind);
         using Socket client = await server.ConnectAsync();
         byte[] payload = SocketExtensions.Pattern(300_000);
 
@@ -29,7 +29,7 @@ public class CloseTests
         // once, and what it sends afterwards still reaches the application (no reset).
         var lateBytes = new TaskCompletionSource<long>(TaskCreationOptions.RunContinuationsAsynchronously);
         var featurePresent = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
-        await using TestServer server = await TestServer.StartAsync(async connection =>
+        await using TestServer server = await TestServer.StartAsync(kind, async connection =>
         {
             IConnectionHalfCloseFeature? halfClose = connection.Features.Get<IConnectionHalfCloseFeature>();
             featurePresent.TrySetResult(halfClose is not null);
@@ -70,7 +70,7 @@ public class CloseTests
     {
         var ended = new TaskCompletionSource<Exception?>(TaskCreationOptions.RunContinuationsAsynchronously);
         var received = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        await using TestServer server = await TestServer.StartAsync(async connection =>
+        await using TestServer server = await TestServer.StartAsync(kind, async connection =>
         {
             try
             {
@@ -110,7 +110,7 @@ public class CloseTests
     [Fact]
     public async Task AnAbortResetsTheConnection()
     {
-        await using TestServer server = await TestServer.StartAsync(async connection =>
+        await using TestServer server = await TestServer.StartAsync(kind, async connection =>
         {
             ReadResult result = await connection.Transport.Input.ReadAsync();
             connection.Transport.Input.AdvanceTo(result.Buffer.End);
@@ -126,7 +126,7 @@ public class CloseTests
     [Fact]
     public async Task AfterAResetTheServerStillServesNewConnections()
     {
-        await using TestServer server = await TestServer.StartEchoAsync();
+        await using TestServer server = await TestServer.StartEchoAsync(kind);
         using (Socket doomed = await server.ConnectAsync())
         {
             await doomed.SendAllAsync(new byte[50_000]);
@@ -138,3 +138,7 @@ public class CloseTests
         Assert.Equal("again"u8.ToArray(), await client.ReceiveExactlyAsync(5));
     }
 }
+
+public sealed class CloseTestsOnIoUring() : CloseTests(TransportKind.IoUring);
+
+public sealed class CloseTestsOnEpoll() : CloseTests(TransportKind.Epoll);

@@ -4,7 +4,7 @@ using PlatformBenchmarks.Transport.Tests.Support;
 namespace PlatformBenchmarks.Transport.Tests;
 
 /// <summary>An echo application over the transport's pipes: every byte comes back, in order, whatever its size.</summary>
-public class EchoTests
+public abstract class EchoTests(TransportKind kind)
 {
     private const int Block = PinnedBlockMemoryPool.BlockSize;
 
@@ -23,10 +23,10 @@ public class EchoTests
     }
 
     [Theory]
-    [MemberData(nameof(Sizes))]
+    [MemberData(nameof(Sizes), MemberType = typeof(EchoTests))]
     public async Task APayloadOfAnySizeComesBackByteForByte(int size)
     {
-        await using TestServer server = await TestServer.StartEchoAsync();
+        await using TestServer server = await TestServer.StartEchoAsync(kind);
         using Socket client = await server.ConnectAsync();
         byte[] payload = SocketExtensions.Pattern(size, seed: size);
 
@@ -40,7 +40,7 @@ public class EchoTests
     [Fact]
     public async Task AThousandConcurrentConnectionsEachGetTheirOwnBytesBack()
     {
-        await using TestServer server = await TestServer.StartEchoAsync();
+        await using TestServer server = await TestServer.StartEchoAsync(kind);
         Socket[] clients = await Task.WhenAll(Enumerable.Range(0, 1000).Select(_ => server.ConnectAsync()));
         try
         {
@@ -66,7 +66,7 @@ public class EchoTests
     [Fact]
     public async Task ManyMessagesOnOneConnectionAreEchoedInOrder()
     {
-        await using TestServer server = await TestServer.StartEchoAsync();
+        await using TestServer server = await TestServer.StartEchoAsync(kind);
         using Socket client = await server.ConnectAsync();
         for (int i = 0; i < 200; i++)
         {
@@ -76,3 +76,7 @@ public class EchoTests
         }
     }
 }
+
+public sealed class EchoTestsOnIoUring() : EchoTests(TransportKind.IoUring);
+
+public sealed class EchoTestsOnEpoll() : EchoTests(TransportKind.Epoll);

@@ -9,12 +9,12 @@ namespace PlatformBenchmarks.Transport.Tests;
 
 /// <summary>Unbinding, disposing, and the descriptors the transport leaves behind (none).</summary>
 [Collection(DescriptorCounting.Name)]
-public class LifetimeTests
+public abstract class LifetimeTests(TransportKind kind)
 {
     [Fact]
     public async Task UnbindStopsAcceptingWhileOpenConnectionsGoOn()
     {
-        await using TestServer server = await TestServer.StartEchoAsync();
+        await using TestServer server = await TestServer.StartEchoAsync(kind);
         using Socket open = await server.ConnectAsync();
         await open.SendAllAsync("before"u8.ToArray());
         Assert.Equal("before"u8.ToArray(), await open.ReceiveExactlyAsync(6));
@@ -32,7 +32,7 @@ public class LifetimeTests
     {
         var aborted = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
         var reading = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        TestServer server = await TestServer.StartAsync(async connection =>
+        TestServer server = await TestServer.StartAsync(kind, async connection =>
         {
             try
             {
@@ -66,10 +66,10 @@ public class LifetimeTests
         Assert.Equal(before, OpenDescriptors());
     }
 
-    private static async Task CycleAsync(int rounds, int perRound)
+    private async Task CycleAsync(int rounds, int perRound)
     {
         Socket[] leftOpen;
-        await using (TestServer server = await TestServer.StartEchoAsync())
+        await using (TestServer server = await TestServer.StartEchoAsync(kind))
         {
             for (int round = 0; round < rounds; round++)
             {
@@ -101,7 +101,7 @@ public class LifetimeTests
     [Fact]
     public async Task TheFactoryClaimsIpEndPointsOnly()
     {
-        var factory = new LinuxTransportFactory(TransportKind.Epoll, new TransportOptions(), NullLoggerFactory.Instance);
+        var factory = new LinuxTransportFactory(kind is TransportKind.IoUring ? TransportKind.IoUring : TransportKind.Epoll, new TransportOptions(), NullLoggerFactory.Instance);
         Assert.True(factory.CanBind(new IPEndPoint(IPAddress.Loopback, 0)));
         Assert.True(factory.CanBind(new IPEndPoint(IPAddress.IPv6Any, 0)));
         Assert.False(factory.CanBind(new UnixDomainSocketEndPoint("/tmp/x.sock")));
@@ -110,6 +110,12 @@ public class LifetimeTests
 
     private static int OpenDescriptors() => Directory.GetFiles("/proc/self/fd").Length;
 }
+
+[Collection(DescriptorCounting.Name)]
+public sealed class LifetimeTestsOnIoUring() : LifetimeTests(TransportKind.IoUring);
+
+[Collection(DescriptorCounting.Name)]
+public sealed class LifetimeTestsOnEpoll() : LifetimeTests(TransportKind.Epoll);
 
 /// <summary>Tests that count the process's descriptors run alone, after the others.</summary>
 [CollectionDefinition(Name, DisableParallelization = true)]

@@ -3,7 +3,7 @@ using PlatformBenchmarks.Transport.Tests.Support;
 
 namespace PlatformBenchmarks.Transport.Tests;
 
-public class SchedulingTests
+public abstract class SchedulingTests(TransportKind kind)
 {
     [Fact]
     public async Task TheApplicationsReadsAndFlushesContinueOnTheConnectionsLoopThread()
@@ -11,7 +11,7 @@ public class SchedulingTests
         // No hop: the receive, the application's read continuation, its flush and the send all run on the loop.
         var threads = new List<(int Read, int Flushed)>();
         var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        await using TestServer server = await TestServer.StartAsync(async connection =>
+        await using TestServer server = await TestServer.StartAsync(kind, async connection =>
         {
             System.IO.Pipelines.PipeReader input = connection.Transport.Input;
             while (true)
@@ -51,3 +51,7 @@ public class SchedulingTests
         Assert.All(threads.Skip(1), t => Assert.Equal((loopThread, loopThread), t));
     }
 }
+
+public sealed class SchedulingTestsOnIoUring() : SchedulingTests(TransportKind.IoUring);
+
+public sealed class SchedulingTestsOnEpoll() : SchedulingTests(TransportKind.Epoll);

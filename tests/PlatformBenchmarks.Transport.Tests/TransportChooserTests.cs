@@ -13,21 +13,51 @@ public class TransportChooserTests
         Assert.Equal(expected, kind);
     }
 
+    private static string? Available() => null;
+
     [Theory]
-    [InlineData(TransportKind.Auto, TransportKind.Epoll)]
+    [InlineData(TransportKind.Auto, TransportKind.IoUring)]
+    [InlineData(TransportKind.IoUring, TransportKind.IoUring)]
     [InlineData(TransportKind.Epoll, TransportKind.Epoll)]
     [InlineData(TransportKind.Sockets, TransportKind.Sockets)]
-    public void OnLinuxAutoAndEpollRunEpollAndSocketsRunsSockets(TransportKind requested, TransportKind expected)
+    public void OnLinuxWithEveryKindAvailableEachRunsWhatItNamesAndAutoRunsIoUring(TransportKind requested, TransportKind expected)
     {
-        Assert.Equal(expected, TransportChooser.Choose(requested).Kind);
+        Assert.Equal(expected, TransportChooser.Choose(requested, linux: true, Available, Available).Kind);
+    }
+
+    [Theory]
+    [InlineData(TransportKind.Auto)]
+    [InlineData(TransportKind.IoUring)]
+    public void WhereIoUringIsRefusedItFallsBackToEpollAndTheReasonCarriesTheErrno(TransportKind requested)
+    {
+        TransportChoice choice = TransportChooser.Choose(requested, linux: true, () => "io_uring_setup: errno 1", Available);
+        Assert.Equal(TransportKind.Epoll, choice.Kind);
+        Assert.Contains("io_uring unavailable (io_uring_setup: errno 1), epoll instead", choice.Reason, StringComparison.Ordinal);
     }
 
     [Fact]
-    public void IoUringFallsBackToEpollAndSaysWhy()
+    public void WhereNeitherLoopCanRunSocketsRunWithBothReasons()
     {
-        TransportChoice choice = TransportChooser.Choose(TransportKind.IoUring);
-        Assert.Equal(TransportKind.Epoll, choice.Kind);
-        Assert.Contains("io_uring", choice.Reason, StringComparison.Ordinal);
+        TransportChoice choice = TransportChooser.Choose(TransportKind.Auto, linux: true, () => "io_uring_setup: errno 38", () => "epoll_create1: errno 24");
+        Assert.Equal(TransportKind.Sockets, choice.Kind);
+        Assert.Contains("errno 38", choice.Reason, StringComparison.Ordinal);
+        Assert.Contains("errno 24", choice.Reason, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(TransportKind.Auto)]
+    [InlineData(TransportKind.IoUring)]
+    [InlineData(TransportKind.Epoll)]
+    public void OffLinuxEveryKindRunsSockets(TransportKind requested)
+    {
+        Assert.Equal(TransportKind.Sockets, TransportChooser.Choose(requested, linux: false, Available, Available).Kind);
+    }
+
+    [Fact]
+    public void OnThisMachineAutoNeverPicksSocketsOnLinux()
+    {
+        TransportChoice choice = TransportChooser.Choose(TransportKind.Auto);
+        Assert.Equal(OperatingSystem.IsLinux(), choice.Kind is TransportKind.IoUring or TransportKind.Epoll);
     }
 
     [Theory]

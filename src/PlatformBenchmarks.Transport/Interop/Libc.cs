@@ -15,6 +15,7 @@ internal static unsafe partial class Libc
     public const int EINTR = 4;
     public const int EAGAIN = 11;
     public const int ENOMEM = 12;
+    public const int EINVAL = 22;
     public const int ENFILE = 23;
     public const int EMFILE = 24;
     public const int EPIPE = 32;

@@ -5,7 +5,7 @@ using PlatformBenchmarks.Transport;
 
 namespace PlatformBenchmarks.Tests.EndToEnd;
 
-/// <summary>Every end-to-end case of <see cref="ServerTests"/> again on Kestrel's socket transport (the default run is epoll on Linux).</summary>
+/// <summary>Every end-to-end case of <see cref="ServerTests"/> again on Kestrel's socket transport (the default run is Auto: io_uring on Linux).</summary>
 public class SocketsServerTests(SocketsServerTests.SocketsServer server) : ServerTests(server), IClassFixture<SocketsServerTests.SocketsServer>
 {
     public sealed class SocketsServer : ServerFixture
@@ -14,11 +14,20 @@ public class SocketsServerTests(SocketsServerTests.SocketsServer server) : Serve
     }
 }
 
+/// <summary>Every end-to-end case of <see cref="ServerTests"/> again on the epoll loops.</summary>
+public class EpollServerTests(EpollServerTests.EpollServer server) : ServerTests(server), IClassFixture<EpollServerTests.EpollServer>
+{
+    public sealed class EpollServer : ServerFixture
+    {
+        protected override IReadOnlyList<string> Settings => ["--Transport:Kind", nameof(TransportKind.Epoll)];
+    }
+}
+
 /// <summary>How each transport kind ends connections, over real sockets: half-close timing and the host stopping.</summary>
 public class TransportKindTests
 {
     public static TheoryData<TransportKind> Kinds() => OperatingSystem.IsLinux()
-        ? new TheoryData<TransportKind> { TransportKind.Epoll, TransportKind.Sockets }
+        ? new TheoryData<TransportKind> { TransportKind.IoUring, TransportKind.Epoll, TransportKind.Sockets }
         : new TheoryData<TransportKind> { TransportKind.Sockets };
 
     [Theory]
@@ -31,13 +40,15 @@ public class TransportKindTests
     }
 
     [Theory]
-    [InlineData("GARBAGE\r\n\r\n", 400)]
-    [InlineData("GET /plaintext HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /json HTTP/1.1\r\nHost: x\r\n\r\n", 200)]
-    public async Task OnEpollTheClientReadsTheEndOfTheStreamWithin100MsOfTheLastResponse(string requests, int status)
+    [InlineData(TransportKind.IoUring, "GARBAGE\r\n\r\n", 400)]
+    [InlineData(TransportKind.IoUring, "GET /plaintext HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /json HTTP/1.1\r\nHost: x\r\n\r\n", 200)]
+    [InlineData(TransportKind.Epoll, "GARBAGE\r\n\r\n", 400)]
+    [InlineData(TransportKind.Epoll, "GET /plaintext HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /json HTTP/1.1\r\nHost: x\r\n\r\n", 200)]
+    public async Task OnOurOwnLoopsTheClientReadsTheEndOfTheStreamWithin100MsOfTheLastResponse(TransportKind kind, string requests, int status)
     {
         // RFC 9112 §9.6: last response, FIN at once, then the server lingers on the read side. The client does not close
         // its side, so a server that lingered before its FIN would hold the end back for the linger timeout (2 s).
-        await using KindServer server = await KindServer.StartAsync(TransportKind.Epoll);
+        await using KindServer server = await KindServer.StartAsync(kind);
         using RawClient client = await server.ConnectAsync();
         await client.SendAsync(requests);
 

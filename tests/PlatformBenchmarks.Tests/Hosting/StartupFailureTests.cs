@@ -10,6 +10,7 @@ namespace PlatformBenchmarks.Tests.Hosting;
 public class StartupFailureTests
 {
     [Theory]
+    [InlineData("IoUring")]
     [InlineData("Epoll")]
     [InlineData("Sockets")]
     public async Task APortAlreadyInUseStopsTheServerWithOneLineAndExitCode2(string kind)

@@ -20,7 +20,8 @@ public class TransportSettingsTests
     }
 
     [Theory]
-    [InlineData("Auto", TransportKind.Epoll)]
+    [InlineData("Auto", TransportKind.IoUring)]
+    [InlineData("iouring", TransportKind.IoUring)]
     [InlineData("epoll", TransportKind.Epoll)]
     [InlineData("Sockets", TransportKind.Sockets)]
     public async Task TheConfiguredKindIsTheOneRegistered(string kind, TransportKind expected)
@@ -28,7 +29,7 @@ public class TransportSettingsTests
         await using WebApplication app = Program.BuildApplication(["--urls", "http://127.0.0.1:0", "--Transport:Kind", kind, "--Transport:ThreadCount", "3"]);
 
         Assert.Equal(expected, app.Services.GetRequiredService<TransportChoice>().Kind);
-        Assert.Equal(expected == TransportKind.Epoll, app.Services.GetServices<Microsoft.AspNetCore.Connections.IConnectionListenerFactory>().Single() is LinuxTransportFactory);
+        Assert.Equal(expected != TransportKind.Sockets, app.Services.GetServices<Microsoft.AspNetCore.Connections.IConnectionListenerFactory>().Single() is LinuxTransportFactory);
         Assert.Equal(3, app.Services.GetRequiredService<Microsoft.Extensions.Options.IOptions<TransportOptions>>().Value.EffectiveThreadCount);
     }
 }

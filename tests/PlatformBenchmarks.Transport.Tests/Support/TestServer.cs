@@ -31,15 +31,19 @@ internal sealed class TestServer : IAsyncDisposable
 
     public int SlabCount => Listener.Loops.Sum(loop => loop.Pool.SlabCount);
 
-    public static async Task<TestServer> StartAsync(Func<ConnectionContext, Task> application, TransportOptions? options = null)
+    /// <summary>
+    /// Binds <paramref name="kind"/>, or the kind the chooser falls back to where the kernel refuses it, so a machine
+    /// without io_uring runs those cases on epoll.
+    /// </summary>
+    public static async Task<TestServer> StartAsync(TransportKind kind, Func<ConnectionContext, Task> application, TransportOptions? options = null)
     {
-        var factory = new LinuxTransportFactory(TransportKind.Epoll, options ?? new TransportOptions { ThreadCount = 2 }, NullLoggerFactory.Instance);
+        var factory = new LinuxTransportFactory(TransportChooser.Choose(kind).Kind, options ?? new TransportOptions { ThreadCount = 2 }, NullLoggerFactory.Instance);
         var listener = (LinuxConnectionListener)await factory.BindAsync(new IPEndPoint(IPAddress.Loopback, 0));
         return new TestServer(listener, application);
     }
 
     /// <summary>Echoes every byte until the peer half-closes, then completes its output (a FIN).</summary>
-    public static Task<TestServer> StartEchoAsync(TransportOptions? options = null) => StartAsync(EchoAsync, options);
+    public static Task<TestServer> StartEchoAsync(TransportKind kind, TransportOptions? options = null) => StartAsync(kind, EchoAsync, options);
 
     public static async Task EchoAsync(ConnectionContext connection)
     {
@@ -77,8 +81,18 @@ internal sealed class TestServer : IAsyncDisposable
     public async Task<Socket> ConnectAsync()
     {
         var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
-        await socket.ConnectAsync(IPAddress.Loopback, Port);
-        return socket;
+        try
+        {
+            await socket.ConnectAsync(IPAddress.Loopback, Port);
+            return socket;
+        }
+        catch
+        {
+            // A refused connect would otherwise leave its descriptor to the finalizer, to close in the middle of a later
+            // test that counts descriptors.
+            socket.Dispose();
+            throw;
+        }
     }
 
     /// <summary>Waits until every connection's application has returned and the connection is disposed.</summary>

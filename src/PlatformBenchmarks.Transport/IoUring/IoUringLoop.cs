@@ -1,0 +1,573 @@
+using System.Buffers;
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using PlatformBenchmarks.Transport.Interop;
+
+namespace PlatformBenchmarks.Transport.IoUring;
+
+/// <summary>
+/// The io_uring kind of <see cref="TransportLoop"/>: one ring per thread. The listener has one multishot accept armed
+/// for its whole life; each connection has at most one receive (into a buffer the kernel picks from
+/// <see cref="ProvidedBufferRing"/>) and one send in flight; a read of an eventfd wakes the loop for work queued from
+/// other threads. Everything prepared in a turn (the receives re-armed, the sends of every response written) goes to
+/// the kernel in the one io_uring_enter that also waits for the next completions, so steady state costs a fraction
+/// of a system call per request rather than the receive and send of a readiness loop.
+/// </summary>
+internal sealed unsafe class IoUringLoop : TransportLoop
+{
+    private const uint SubmissionEntries = 1024;
+
+    // Every connection can have a receive, a send and two cancels outstanding at once; overflow beyond this is kept by
+    // the kernel (FEAT_NODROP) and brought back by the next enter, so it costs time, not completions.
+    private const uint CompletionEntries = 32 * 1024;
+
+    private const int ReceiveBuffers = 1024;
+
+    private static readonly TimeSpan AcceptBackOff = TimeSpan.FromMilliseconds(100);
+
+    private readonly Ring _ring;
+    private readonly ProvidedBufferRing _buffers;
+    private readonly int _eventFd;
+    private readonly ulong* _wakeValue;
+    private readonly List<Slot> _slots = [];
+    private readonly Stack<int> _freeSlots = new();
+    private int _listenFd;
+    private bool _accepting;
+    private bool _enabled;
+    private bool _draining;
+
+    // Operations submitted whose last completion has not arrived: the loop's resources are freed only at zero.
+    private int _inFlight;
+
+    public IoUringLoop(LinuxConnectionListener listener, int index, int listenFd)
+        : base(listener, index)
+    {
+        _listenFd = listenFd;
+        _ring = Ring.Create(SubmissionEntries, CompletionEntries, out int error)
+            ?? throw new InvalidOperationException($"io_uring set-up failed: errno {-error}.");
+        _buffers = ProvidedBufferRing.Create(_ring, ReceiveBuffers, PinnedBlockMemoryPool.BlockSize, out error)!;
+        if (_buffers is null)
+        {
+            _ring.Dispose();
+            throw new InvalidOperationException($"io_uring buffer ring registration failed: errno {-error}.");
+        }
+
+        // Blocking, unlike epoll's: io_uring would answer a read of a non-blocking descriptor with EAGAIN instead of
+        // waiting for it. A write never blocks (the counter would have to reach 2^64 - 1).
+        _eventFd = Libc.EventFd(0, Libc.EFD_CLOEXEC);
+        if (_eventFd < 0)
+        {
+            error = Libc.LastError;
+            _buffers.Dispose();
+            _ring.Dispose();
+            throw new InvalidOperationException($"eventfd failed: errno {-error}.");
+        }
+
+        _wakeValue = (ulong*)NativeMemory.Alloc(sizeof(ulong));
+    }
+
+    private enum Operation : uint
+    {
+        Accept = 1,
+        Wake,
+        Receive,
+        Send,
+        Cancel,
+    }
+
+    protected override void Run()
+    {
+        int error = _ring.Enable();
+        if (error != 0)
+        {
+            throw new InvalidOperationException($"io_uring could not be enabled on the loop thread: errno {-error}.");
+        }
+
+        _enabled = true;
+        ArmWake();
+        ArmAccept();
+        while (true)
+        {
+            RunQueued();
+            if (Stopping)
+            {
+                return;
+            }
+
+            error = _ring.SubmitAndWait(1);
+            MarkAwake();
+            if (error != 0 && error != -Libc.EINTR && error != -Libc.EBUSY)
+            {
+                throw new InvalidOperationException($"io_uring_enter failed: errno {-error}.");
+            }
+
+            Reap();
+        }
+    }
+
+    protected override void Wake()
+    {
+        ulong one = 1;
+        _ = Libc.Write(_eventFd, &one, sizeof(ulong));
+    }
+
+    internal override void ReceiveChanged(TransportConnection connection)
+    {
+        // A connection stops wanting to receive only from inside a receive's completion (back-pressure, end of stream)
+        // or when it closes (Closing cancels): either way no receive is in flight to call back. So only starts matter.
+        if (connection.WantsReceive && !connection.IsClosed)
+        {
+            Slot slot = SlotOf(connection);
+            if (!slot.Receiving)
+            {
+                PrepareReceive(slot);
+            }
+        }
+    }
+
+    internal override ValueTask<int> SendAsync(TransportConnection connection, ReadOnlySequence<byte> data)
+    {
+        Slot slot = SlotOf(connection);
+        Debug.Assert(!slot.Sending, "The send loop has one send in flight at a time.");
+        Libc.SubmissionEntry* entry = _ring.Next();
+        if (data.IsSingleSegment)
+        {
+            entry->Opcode = Libc.IORING_OP_SEND;
+            entry->Address = (ulong)slot.Pin(data.First);
+            entry->Length = (uint)data.First.Length;
+        }
+        else
+        {
+            entry->Opcode = Libc.IORING_OP_SENDMSG;
+            entry->Address = (ulong)slot.Describe(in data);
+        }
+
+        entry->Fd = connection.Fd;
+        entry->OpFlags = Libc.MSG_NOSIGNAL;
+        entry->UserData = UserData(Operation.Send, slot.Index);
+        slot.Sending = true;
+        slot.Pending++;
+        _inFlight++;
+        return connection.WaitToSend();
+    }
+
+    protected override void Closing(TransportConnection connection)
+    {
+        // The descriptor is closed right after this; what is in flight on it still holds the socket, so cancel it (by
+        // operation, not by descriptor: the number may be reused at once). The slot is freed when the last completion
+        // for it arrives, so those completions never meet a newer connection.
+        if (connection.KindState == 0)
+        {
+            return;
+        }
+
+        Slot slot = _slots[(int)connection.KindState - 1];
+        if (slot.Receiving)
+        {
+            PrepareCancel(slot, Operation.Receive);
+        }
+
+        if (slot.Sending)
+        {
+            PrepareCancel(slot, Operation.Send);
+        }
+
+        slot.Connection = null;
+        connection.KindState = 0;
+        ReleaseIfIdle(slot);
+    }
+
+    protected internal override void StopAccepting()
+    {
+        if (_listenFd < 0)
+        {
+            return;
+        }
+
+        if (_accepting)
+        {
+            // The armed accept holds the listening socket open: cancel it, and submit now, so the port is released
+            // before the close below rather than at the next turn.
+            Libc.SubmissionEntry* entry = _ring.Next();
+            entry->Opcode = Libc.IORING_OP_ASYNC_CANCEL;
+            entry->Fd = -1;
+            entry->Address = UserData(Operation.Accept, 0);
+            entry->UserData = UserData(Operation.Cancel, uint.MaxValue);
+            _inFlight++;
+            if (_enabled)
+            {
+                _ = _ring.SubmitAndWait(0);
+            }
+        }
+
+        _ = Libc.Close(_listenFd);
+        _listenFd = -1;
+    }
+
+    protected override void ReleaseResources()
+    {
+        bool quiet = !_enabled || Drain();
+        _ring.Dispose();
+        _ = Libc.Close(_eventFd);
+        if (quiet)
+        {
+            // Nothing is in flight: the kernel holds no pointer into this memory any more.
+            foreach (Slot slot in _slots)
+            {
+                slot.Dispose();
+            }
+
+            _buffers.Dispose();
+            NativeMemory.Free(_wakeValue);
+        }
+    }
+
+    private static ulong UserData(Operation operation, uint slot) => ((ulong)operation << 32) | slot;
+
+    private Slot SlotOf(TransportConnection connection)
+    {
+        if (connection.KindState != 0)
+        {
+            return _slots[(int)connection.KindState - 1];
+        }
+
+        Slot slot;
+        if (_freeSlots.TryPop(out int index))
+        {
+            slot = _slots[index];
+        }
+        else
+        {
+            slot = new Slot((uint)_slots.Count);
+            _slots.Add(slot);
+        }
+
+        slot.Connection = connection;
+        slot.Free = false;
+        connection.KindState = slot.Index + 1;
+        return slot;
+    }
+
+    private void ReleaseIfIdle(Slot slot)
+    {
+        if (slot.Connection is null && slot.Pending == 0 && !slot.Free)
+        {
+            slot.Free = true;
+            _freeSlots.Push((int)slot.Index);
+        }
+    }
+
+    private void PrepareReceive(Slot slot)
+    {
+        Libc.SubmissionEntry* entry = _ring.Next();
+        entry->Opcode = Libc.IORING_OP_RECV;
+        entry->Fd = slot.Connection!.Fd;
+        entry->Flags = Libc.IOSQE_BUFFER_SELECT;
+        entry->BufferGroup = ProvidedBufferRing.GroupId;
+        entry->UserData = UserData(Operation.Receive, slot.Index);
+        slot.Receiving = true;
+        slot.Free = false;
+        slot.Pending++;
+        _inFlight++;
+    }
+
+    private void PrepareCancel(Slot slot, Operation operation)
+    {
+        Libc.SubmissionEntry* entry = _ring.Next();
+        entry->Opcode = Libc.IORING_OP_ASYNC_CANCEL;
+        entry->Fd = -1;
+        entry->Address = UserData(operation, slot.Index);
+        entry->UserData = UserData(Operation.Cancel, slot.Index);
+        slot.Pending++;
+        _inFlight++;
+    }
+
+    private void ArmWake()
+    {
+        Libc.SubmissionEntry* entry = _ring.Next();
+        entry->Opcode = Libc.IORING_OP_READ;
+        entry->Fd = _eventFd;
+        entry->Address = (ulong)_wakeValue;
+        entry->Length = sizeof(ulong);
+        entry->UserData = UserData(Operation.Wake, 0);
+        _inFlight++;
+    }
+
+    private void ArmAccept()
+    {
+        if (_listenFd < 0 || _accepting || Stopping)
+        {
+            return;
+        }
+
+        Libc.SubmissionEntry* entry = _ring.Next();
+        entry->Opcode = Libc.IORING_OP_ACCEPT;
+        entry->Fd = _listenFd;
+        entry->IoPriority = Libc.IORING_ACCEPT_MULTISHOT;
+        // Blocking sockets: io_uring waits for readiness itself, and the few direct calls (shutdown, close) never block.
+        entry->OpFlags = Libc.SOCK_CLOEXEC;
+        entry->UserData = UserData(Operation.Accept, 0);
+        _accepting = true;
+        _inFlight++;
+    }
+
+    private void Reap()
+    {
+        while (_ring.TryPeek(out Libc.CompletionEntry completion))
+        {
+            _ring.Advance();
+            if ((completion.Flags & Libc.IORING_CQE_F_MORE) == 0)
+            {
+                _inFlight--;
+            }
+
+            uint slot = (uint)completion.UserData;
+            switch ((Operation)(completion.UserData >> 32))
+            {
+                case Operation.Receive:
+                    Received(_slots[(int)slot], completion.Result, completion.Flags);
+                    break;
+                case Operation.Send:
+                    Sent(_slots[(int)slot], completion.Result);
+                    break;
+                case Operation.Accept:
+                    AcceptCompleted(completion.Result, completion.Flags);
+                    break;
+                case Operation.Wake:
+                    // Only to end the wait; the queue is run at the top of the loop.
+                    if (!_draining)
+                    {
+                        ArmWake();
+                    }
+
+                    break;
+                case Operation.Cancel:
+                    if (slot != uint.MaxValue)
+                    {
+                        Slot cancelled = _slots[(int)slot];
+                        cancelled.Pending--;
+                        ReleaseIfIdle(cancelled);
+                    }
+
+                    break;
+            }
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Received(Slot slot, int result, uint flags)
+    {
+        slot.Receiving = false;
+        slot.Pending--;
+        TransportConnection? connection = slot.Connection;
+        bool keepReceiving;
+        if (result > 0)
+        {
+            ushort id = (ushort)(flags >> Libc.IORING_CQE_BUFFER_SHIFT);
+            keepReceiving = connection is not null && connection.OnReceived(_buffers.Get(id, result));
+            _buffers.Return(id);
+        }
+        else if (connection is null || result == -Libc.ECANCELED)
+        {
+            keepReceiving = false;
+        }
+        else if (result is -Libc.ENOBUFS or -Libc.EINTR or -Libc.EAGAIN)
+        {
+            // ENOBUFS: every buffer was taken in this turn; they are all back by the time this receive is submitted.
+            keepReceiving = true;
+        }
+        else
+        {
+            keepReceiving = false;
+            _ = connection.OnReceived(result);
+        }
+
+        // The application ran inline and may have closed the connection (then the slot is released or cancelled).
+        if (slot.Connection is { IsClosed: false } still && keepReceiving && still.WantsReceive && !slot.Receiving)
+        {
+            PrepareReceive(slot);
+        }
+
+        ReleaseIfIdle(slot);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Sent(Slot slot, int result)
+    {
+        slot.Sending = false;
+        slot.Pending--;
+        slot.Unpin();
+        // EAGAIN or EINTR: nothing sent, try again. Otherwise the count sent or the error; a closed connection's send
+        // loop was already released by the close.
+        slot.Connection?.CompleteSendWait(result is -Libc.EAGAIN or -Libc.EINTR ? 0 : result);
+        ReleaseIfIdle(slot);
+    }
+
+    private void AcceptCompleted(int result, uint flags)
+    {
+        bool armed = (flags & Libc.IORING_CQE_F_MORE) != 0;
+        if (!armed)
+        {
+            _accepting = false;
+        }
+
+        if (result >= 0)
+        {
+            if (_listenFd < 0 || Stopping)
+            {
+                // Accepted while the listener was being cancelled: nobody will take it.
+                Libc.SetResetOnClose(result);
+                _ = Libc.Close(result);
+            }
+            else
+            {
+                Libc.SocketAddress address;
+                uint length = Libc.SocketAddress.Size;
+                if (Libc.GetPeerName(result, &address, &length) != 0)
+                {
+                    address = default;
+                }
+
+                Accepted(result, in address);
+            }
+        }
+        else if (result != -Libc.ECANCELED && result != -Libc.EINTR && result != -Libc.ECONNABORTED && AcceptFailed(-result))
+        {
+            // Out of descriptors or memory: accepting again at once would fail again at once. Serve the connections
+            // we have and look again after the back-off.
+            if (armed)
+            {
+                return;
+            }
+
+            PostAfter(AcceptBackOff, static s => ((IoUringLoop)s!).ArmAccept(), this);
+            return;
+        }
+
+        if (!armed)
+        {
+            ArmAccept();
+        }
+    }
+
+    /// <summary>
+    /// Before the ring and the buffers are freed, every operation is cancelled and its completion reaped, so the kernel
+    /// cannot write into freed memory. False if that did not happen within 2 s: the memory is then leaked, not freed.
+    /// </summary>
+    private bool Drain()
+    {
+        Libc.SubmissionEntry* entry = _ring.Next();
+        entry->Opcode = Libc.IORING_OP_ASYNC_CANCEL;
+        entry->Fd = -1;
+        entry->OpFlags = Libc.IORING_ASYNC_CANCEL_ANY | Libc.IORING_ASYNC_CANCEL_ALL;
+        entry->UserData = UserData(Operation.Cancel, uint.MaxValue);
+        _inFlight++;
+        _draining = true;
+        long start = Time.GetTimestamp();
+        while (_inFlight > 0)
+        {
+            int error = _ring.SubmitAndWait(TimeSpan.FromMilliseconds(100));
+            if ((error != 0 && error != -Libc.EINTR && error != -Libc.EBUSY && error != -Libc.ETIME) || Time.GetElapsedTime(start) > TimeSpan.FromSeconds(2))
+            {
+                TransportLog.DrainFailed(Logger, -error, Index);
+                return false;
+            }
+
+            // Completions now only return buffers and release slots: every connection is closed.
+            Reap();
+        }
+
+        return true;
+    }
+
+    /// <summary>A connection's share of the loop: what it has in flight and the memory a send needs until it completes.</summary>
+    private sealed class Slot(uint index) : IDisposable
+    {
+        private const int MaxVectors = 64;
+
+        private Libc.MessageHeader* _message;
+        private MemoryHandle _pin;
+        private bool _pinned;
+
+        public uint Index { get; } = index;
+
+        public TransportConnection? Connection { get; set; }
+
+        public bool Receiving { get; set; }
+
+        public bool Sending { get; set; }
+
+        public bool Free { get; set; }
+
+        public int Pending { get; set; }
+
+        /// <summary>
+        /// The address of <paramref name="memory"/> for the kernel. Blocks of the pinned pool need no pin; anything else
+        /// (a large buffer the pipe took from the shared array pool) is pinned until the send completes.
+        /// </summary>
+        public byte* Pin(ReadOnlyMemory<byte> memory)
+        {
+            if (MemoryMarshal.TryGetMemoryManager(memory, out PinnedBlock? block, out int start, out _))
+            {
+                return block.Pointer + start;
+            }
+
+            Debug.Assert(!_pinned, "One foreign pin per send.");
+            _pin = memory.Pin();
+            _pinned = true;
+            return (byte*)_pin.Pointer;
+        }
+
+        public void Unpin()
+        {
+            if (_pinned)
+            {
+                _pin.Dispose();
+                _pinned = false;
+            }
+        }
+
+        /// <summary>A msghdr over the first segments of <paramref name="data"/> (at most one foreign), valid until the send completes.</summary>
+        public Libc.MessageHeader* Describe(in ReadOnlySequence<byte> data)
+        {
+            if (_message is null)
+            {
+                _message = (Libc.MessageHeader*)NativeMemory.AllocZeroed((nuint)(sizeof(Libc.MessageHeader) + (MaxVectors * sizeof(Libc.IoVector))));
+            }
+
+            var vectors = (Libc.IoVector*)(_message + 1);
+            int count = 0;
+            foreach (ReadOnlyMemory<byte> segment in data)
+            {
+                if (segment.IsEmpty)
+                {
+                    continue;
+                }
+
+                if (!MemoryMarshal.TryGetMemoryManager(segment, out PinnedBlock? _, out int _, out int _) && _pinned)
+                {
+                    break;
+                }
+
+                vectors[count++] = new Libc.IoVector { Base = Pin(segment), Length = (nuint)segment.Length };
+                if (count == MaxVectors)
+                {
+                    break;
+                }
+            }
+
+            *_message = default;
+            _message->Vectors = vectors;
+            _message->VectorCount = (nuint)count;
+            return _message;
+        }
+
+        public void Dispose()
+        {
+            Unpin();
+            NativeMemory.Free(_message);
+            _message = null;
+        }
+    }
+}
