@@ -52,6 +52,7 @@ internal static unsafe partial class Libc
     public const byte IOSQE_BUFFER_SELECT = 1 << 5;
 
     public const ushort IORING_ACCEPT_MULTISHOT = 1 << 0;
+    public const ushort IORING_RECV_MULTISHOT = 1 << 1;
     public const uint IORING_ASYNC_CANCEL_ALL = 1U << 0;
     public const uint IORING_ASYNC_CANCEL_ANY = 1U << 2;
 

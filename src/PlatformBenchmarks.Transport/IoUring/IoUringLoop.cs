@@ -8,11 +8,12 @@ namespace PlatformBenchmarks.Transport.IoUring;
 
 /// <summary>
 /// The io_uring kind of <see cref="TransportLoop"/>: one ring per thread. The listener has one multishot accept armed
-/// for its whole life; each connection has at most one receive (into a buffer the kernel picks from
-/// <see cref="ProvidedBufferRing"/>) and one send in flight; a read of an eventfd wakes the loop for work queued from
-/// other threads. Everything prepared in a turn (the receives re-armed, the sends of every response written) goes to
-/// the kernel in the one io_uring_enter that also waits for the next completions, so steady state costs a fraction
-/// of a system call per request rather than the receive and send of a readiness loop.
+/// for its whole life; each connection has one multishot receive armed while it wants input (the kernel completes it
+/// into a buffer it picks from <see cref="ProvidedBufferRing"/> each time data arrives, with no re-arming) and at most
+/// one send in flight; a read of an eventfd wakes the loop for work queued from other threads. Everything prepared in
+/// a turn (the sends of every response written, cancels) goes to the kernel in the one io_uring_enter that also waits
+/// for the next completions, so steady state costs a fraction of a system call per request rather than the receive
+/// and send of a readiness loop.
 /// </summary>
 internal sealed unsafe class IoUringLoop : TransportLoop
 {
@@ -114,15 +115,33 @@ internal sealed unsafe class IoUringLoop : TransportLoop
 
     internal override void ReceiveChanged(TransportConnection connection)
     {
-        // A connection stops wanting to receive only from inside a receive's completion (back-pressure, end of stream)
-        // or when it closes (Closing cancels): either way no receive is in flight to call back. So only starts matter.
-        if (connection.WantsReceive && !connection.IsClosed)
+        if (connection.IsClosed)
         {
-            Slot slot = SlotOf(connection);
-            if (!slot.Receiving)
+            return;
+        }
+
+        Slot slot = SlotOf(connection);
+        if (!connection.WantsReceive)
+        {
+            // Back-pressure or the end of the input: stop the multishot receive. Bytes it completes before the cancel
+            // lands are kept in their buffers, in order, until the connection wants them (or closes).
+            if (slot.Receiving && !slot.CancellingReceive)
             {
-                PrepareReceive(slot);
+                slot.CancellingReceive = true;
+                PrepareCancel(slot, Operation.Receive);
             }
+
+            return;
+        }
+
+        if (slot.Held.Count > 0 && !DeliverHeld(slot, connection))
+        {
+            return;
+        }
+
+        if (!slot.Receiving && connection.WantsReceive && !connection.IsClosed)
+        {
+            PrepareReceive(slot);
         }
     }
 
@@ -163,9 +182,18 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         }
 
         Slot slot = _slots[(int)connection.KindState - 1];
-        if (slot.Receiving)
+        if (slot.Receiving && !slot.CancellingReceive)
         {
+            slot.CancellingReceive = true;
             PrepareCancel(slot, Operation.Receive);
+        }
+
+        while (slot.Held.TryDequeue(out HeldBuffer held))
+        {
+            if (held.Length > 0)
+            {
+                _buffers.Return(held.Id);
+            }
         }
 
         if (slot.Sending)
@@ -223,7 +251,9 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         }
     }
 
-    private static ulong UserData(Operation operation, uint slot) => ((ulong)operation << 32) | slot;
+    // The operation in the top byte, the slot in the low word, and between them the slot's receive generation, so a
+    // cancel aimed at one multishot receive can never hit the next one armed on the same slot.
+    private static ulong UserData(Operation operation, uint slot, ushort generation = 0) => ((ulong)operation << 56) | ((ulong)generation << 32) | slot;
 
     private Slot SlotOf(TransportConnection connection)
     {
@@ -263,10 +293,13 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         Libc.SubmissionEntry* entry = _ring.Next();
         entry->Opcode = Libc.IORING_OP_RECV;
         entry->Fd = slot.Connection!.Fd;
+        entry->IoPriority = Libc.IORING_RECV_MULTISHOT;
         entry->Flags = Libc.IOSQE_BUFFER_SELECT;
         entry->BufferGroup = ProvidedBufferRing.GroupId;
-        entry->UserData = UserData(Operation.Receive, slot.Index);
+        slot.ReceiveGeneration++;
+        entry->UserData = UserData(Operation.Receive, slot.Index, slot.ReceiveGeneration);
         slot.Receiving = true;
+        slot.CancellingReceive = false;
         slot.Free = false;
         slot.Pending++;
         _inFlight++;
@@ -277,7 +310,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         Libc.SubmissionEntry* entry = _ring.Next();
         entry->Opcode = Libc.IORING_OP_ASYNC_CANCEL;
         entry->Fd = -1;
-        entry->Address = UserData(operation, slot.Index);
+        entry->Address = UserData(operation, slot.Index, operation == Operation.Receive ? slot.ReceiveGeneration : (ushort)0);
         entry->UserData = UserData(Operation.Cancel, slot.Index);
         slot.Pending++;
         _inFlight++;
@@ -323,7 +356,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
             }
 
             uint slot = (uint)completion.UserData;
-            switch ((Operation)(completion.UserData >> 32))
+            switch ((Operation)(completion.UserData >> 56))
             {
                 case Operation.Receive:
                     Received(_slots[(int)slot], completion.Result, completion.Flags);
@@ -358,38 +391,82 @@ internal sealed unsafe class IoUringLoop : TransportLoop
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Received(Slot slot, int result, uint flags)
     {
-        slot.Receiving = false;
-        slot.Pending--;
+        // Multishot: the receive stays armed while completions carry F_MORE; the last one (an error, the end of the
+        // stream, a cancel, or no buffer left) ends it.
+        if ((flags & Libc.IORING_CQE_F_MORE) == 0)
+        {
+            slot.Receiving = false;
+            slot.CancellingReceive = false;
+            slot.Pending--;
+        }
+
         TransportConnection? connection = slot.Connection;
-        bool keepReceiving;
         if (result > 0)
         {
             ushort id = (ushort)(flags >> Libc.IORING_CQE_BUFFER_SHIFT);
-            keepReceiving = connection is not null && connection.OnReceived(_buffers.Get(id, result));
-            _buffers.Return(id);
+            if (connection is null)
+            {
+                _buffers.Return(id);
+            }
+            else if (!connection.WantsReceive || slot.Held.Count > 0)
+            {
+                // Completed before the cancel landed (or behind bytes already held): keep it, in order.
+                slot.Held.Enqueue(new HeldBuffer(id, result));
+            }
+            else
+            {
+                // May run the application inline, which may pause, end the input or close the connection; each tells
+                // ReceiveChanged or Closing, which cancel the receive.
+                _ = connection.OnReceived(_buffers.Get(id, result));
+                _buffers.Return(id);
+            }
         }
-        else if (connection is null || result == -Libc.ECANCELED)
+        else if (connection is not null && result is not (-Libc.ECANCELED or -Libc.ENOBUFS or -Libc.EINTR or -Libc.EAGAIN))
         {
-            keepReceiving = false;
-        }
-        else if (result is -Libc.ENOBUFS or -Libc.EINTR or -Libc.EAGAIN)
-        {
-            // ENOBUFS: every buffer was taken in this turn; they are all back by the time this receive is submitted.
-            keepReceiving = true;
-        }
-        else
-        {
-            keepReceiving = false;
-            _ = connection.OnReceived(result);
+            // The end of the stream (0) or an error: after any bytes held, so it is held too if they are.
+            if (slot.Held.Count > 0)
+            {
+                slot.Held.Enqueue(new HeldBuffer(0, result));
+                _ = connection.WantsReceive && DeliverHeld(slot, connection);
+            }
+            else
+            {
+                _ = connection.OnReceived(result);
+            }
         }
 
-        // The application ran inline and may have closed the connection (then the slot is released or cancelled).
-        if (slot.Connection is { IsClosed: false } still && keepReceiving && still.WantsReceive && !slot.Receiving)
+        // Ended while still wanted (ENOBUFS: every buffer was taken in this turn, and they are back by the time this
+        // is submitted; or a cancel that a resume overtook): arm again.
+        if (!slot.Receiving && slot.Connection is { IsClosed: false, WantsReceive: true } && slot.Held.Count == 0 && result != 0)
         {
             PrepareReceive(slot);
         }
 
         ReleaseIfIdle(slot);
+    }
+
+    /// <summary>Hands held bytes to the connection in order; false if it stopped wanting them (some stay held).</summary>
+    private bool DeliverHeld(Slot slot, TransportConnection connection)
+    {
+        while (slot.Held.TryPeek(out HeldBuffer held))
+        {
+            if (!connection.WantsReceive || connection.IsClosed)
+            {
+                return false;
+            }
+
+            _ = slot.Held.Dequeue();
+            if (held.Length <= 0)
+            {
+                _ = connection.OnReceived(held.Length);
+                continue;
+            }
+
+            _ = connection.OnReceived(_buffers.Get(held.Id, held.Length));
+            _buffers.Return(held.Id);
+        }
+
+        return connection.WantsReceive && !connection.IsClosed;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -481,6 +558,9 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         return true;
     }
 
+    /// <summary>Bytes held in buffer <c>Id</c>; a <c>Length</c> of 0 or less is the end of the stream or an error, held behind them.</summary>
+    private readonly record struct HeldBuffer(ushort Id, int Length);
+
     /// <summary>A connection's share of the loop: what it has in flight and the memory a send needs until it completes.</summary>
     private sealed class Slot(uint index) : IDisposable
     {
@@ -494,7 +574,15 @@ internal sealed unsafe class IoUringLoop : TransportLoop
 
         public TransportConnection? Connection { get; set; }
 
+        /// <summary>A multishot receive is armed (until its completion without F_MORE).</summary>
         public bool Receiving { get; set; }
+
+        public bool CancellingReceive { get; set; }
+
+        public ushort ReceiveGeneration { get; set; }
+
+        /// <summary>Buffers received while the connection did not want them (back-pressure), in arrival order.</summary>
+        public Queue<HeldBuffer> Held { get; } = new();
 
         public bool Sending { get; set; }
 
