@@ -53,6 +53,7 @@ internal abstract class TransportLoop : PipeScheduler
     private volatile bool _stopping;
     private volatile bool _exited;
     private long _lastAcceptFailureLog = long.MinValue;
+    private int _acceptFailures;
 
     protected TransportLoop(LinuxConnectionListener listener, int index)
     {
@@ -86,6 +87,9 @@ internal abstract class TransportLoop : PipeScheduler
     public int ConnectionCount => Volatile.Read(ref _connectionCount);
 
     public Task Stopped => _stopped.Task;
+
+    /// <summary>Accepts that failed so far, logged or not (a loop that spun on a failing accept would run this up).</summary>
+    public int AcceptFailures => Volatile.Read(ref _acceptFailures);
 
     protected bool Stopping => _stopping;
 
@@ -199,6 +203,8 @@ internal abstract class TransportLoop : PipeScheduler
             _lastAcceptFailureLog = now;
             TransportLog.AcceptFailed(Logger, errno, Index);
         }
+
+        Interlocked.Increment(ref _acceptFailures);
 
         return errno is Libc.EMFILE or Libc.ENFILE or Libc.ENOBUFS or Libc.ENOMEM;
     }

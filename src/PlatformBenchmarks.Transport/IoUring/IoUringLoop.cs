@@ -7,13 +7,15 @@ using PlatformBenchmarks.Transport.Interop;
 namespace PlatformBenchmarks.Transport.IoUring;
 
 /// <summary>
-/// The io_uring kind of <see cref="TransportLoop"/>: one ring per thread. The listener has one multishot accept armed
-/// for its whole life; each connection has one multishot receive armed while it wants input (the kernel completes it
-/// into a buffer it picks from <see cref="ProvidedBufferRing"/> each time data arrives, with no re-arming) and at most
-/// one send in flight; a read of an eventfd wakes the loop for work queued from other threads. Everything prepared in
-/// a turn (the sends of every response written, cancels) goes to the kernel in the one io_uring_enter that also waits
-/// for the next completions, so steady state costs a fraction of a system call per request rather than the receive
-/// and send of a readiness loop.
+/// The io_uring kind of <see cref="TransportLoop"/>: one ring per thread. The listener has one accept in flight, armed
+/// again as each completes (not multishot: out of descriptors, the kernel retries a multishot accept at once for as
+/// long as a connection waits in the backlog, and floods the completion queue before the loop can stop it). Each
+/// connection has one multishot receive armed while it wants input (the kernel completes it into a buffer it picks
+/// from <see cref="ProvidedBufferRing"/> each time data arrives, with no re-arming) and at most one send in flight; a
+/// read of an eventfd wakes the loop for work queued from other threads. Everything prepared in a turn (the sends of
+/// every response written, cancels) goes to the kernel in the one io_uring_enter that also waits for the next
+/// completions, so steady state costs a fraction of a system call per request rather than the receive and send of a
+/// readiness loop.
 /// </summary>
 internal sealed unsafe class IoUringLoop : TransportLoop
 {
@@ -337,7 +339,6 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         Libc.SubmissionEntry* entry = _ring.Next();
         entry->Opcode = Libc.IORING_OP_ACCEPT;
         entry->Fd = _listenFd;
-        entry->IoPriority = Libc.IORING_ACCEPT_MULTISHOT;
         // Blocking sockets: io_uring waits for readiness itself, and the few direct calls (shutdown, close) never block.
         entry->OpFlags = Libc.SOCK_CLOEXEC;
         entry->UserData = UserData(Operation.Accept, 0);
@@ -365,7 +366,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
                     Sent(_slots[(int)slot], completion.Result);
                     break;
                 case Operation.Accept:
-                    AcceptCompleted(completion.Result, completion.Flags);
+                    AcceptCompleted(completion.Result);
                     break;
                 case Operation.Wake:
                     // Only to end the wait; the queue is run at the top of the loop.
@@ -481,14 +482,9 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         ReleaseIfIdle(slot);
     }
 
-    private void AcceptCompleted(int result, uint flags)
+    private void AcceptCompleted(int result)
     {
-        bool armed = (flags & Libc.IORING_CQE_F_MORE) != 0;
-        if (!armed)
-        {
-            _accepting = false;
-        }
-
+        _accepting = false;
         if (result >= 0)
         {
             if (_listenFd < 0 || Stopping)
@@ -496,36 +492,27 @@ internal sealed unsafe class IoUringLoop : TransportLoop
                 // Accepted while the listener was being cancelled: nobody will take it.
                 Libc.SetResetOnClose(result);
                 _ = Libc.Close(result);
-            }
-            else
-            {
-                Libc.SocketAddress address;
-                uint length = Libc.SocketAddress.Size;
-                if (Libc.GetPeerName(result, &address, &length) != 0)
-                {
-                    address = default;
-                }
-
-                Accepted(result, in address);
-            }
-        }
-        else if (result != -Libc.ECANCELED && result != -Libc.EINTR && result != -Libc.ECONNABORTED && AcceptFailed(-result))
-        {
-            // Out of descriptors or memory: accepting again at once would fail again at once. Serve the connections
-            // we have and look again after the back-off.
-            if (armed)
-            {
                 return;
             }
 
+            Libc.SocketAddress address;
+            uint length = Libc.SocketAddress.Size;
+            if (Libc.GetPeerName(result, &address, &length) != 0)
+            {
+                address = default;
+            }
+
+            Accepted(result, in address);
+        }
+        else if (result is not (-Libc.ECANCELED or -Libc.EINTR or -Libc.ECONNABORTED) && AcceptFailed(-result))
+        {
+            // Out of descriptors or memory: accepting again at once would fail again at once. Serve the connections
+            // we have and look again after the back-off.
             PostAfter(AcceptBackOff, static s => ((IoUringLoop)s!).ArmAccept(), this);
             return;
         }
 
-        if (!armed)
-        {
-            ArmAccept();
-        }
+        ArmAccept();
     }
 
     /// <summary>

@@ -3,6 +3,7 @@ using System.IO.Pipelines;
 using System.Net;
 using System.Net.Sockets;
 using Microsoft.AspNetCore.Connections;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 
 namespace PlatformBenchmarks.Transport.Tests.Support;
@@ -35,15 +36,16 @@ internal sealed class TestServer : IAsyncDisposable
     /// Binds <paramref name="kind"/>, or the kind the chooser falls back to where the kernel refuses it, so a machine
     /// without io_uring runs those cases on epoll.
     /// </summary>
-    public static async Task<TestServer> StartAsync(TransportKind kind, Func<ConnectionContext, Task> application, TransportOptions? options = null)
+    public static async Task<TestServer> StartAsync(TransportKind kind, Func<ConnectionContext, Task> application, TransportOptions? options = null, ILoggerFactory? loggers = null, TimeProvider? time = null)
     {
-        var factory = new LinuxTransportFactory(TransportChooser.Choose(kind).Kind, options ?? new TransportOptions { ThreadCount = 2 }, NullLoggerFactory.Instance);
+        var factory = new LinuxTransportFactory(TransportChooser.Choose(kind).Kind, options ?? new TransportOptions { ThreadCount = 2 }, loggers ?? NullLoggerFactory.Instance, time);
         var listener = (LinuxConnectionListener)await factory.BindAsync(new IPEndPoint(IPAddress.Loopback, 0));
         return new TestServer(listener, application);
     }
 
     /// <summary>Echoes every byte until the peer half-closes, then completes its output (a FIN).</summary>
-    public static Task<TestServer> StartEchoAsync(TransportKind kind, TransportOptions? options = null) => StartAsync(kind, EchoAsync, options);
+    public static Task<TestServer> StartEchoAsync(TransportKind kind, TransportOptions? options = null, ILoggerFactory? loggers = null, TimeProvider? time = null) =>
+        StartAsync(kind, EchoAsync, options, loggers, time);
 
     public static async Task EchoAsync(ConnectionContext connection)
     {
