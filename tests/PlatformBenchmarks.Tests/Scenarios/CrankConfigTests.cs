@@ -47,6 +47,7 @@ public partial class CrankConfigTests
         string arguments = (string)job["arguments"]!;
         var known = new HashSet<string>(StringComparer.OrdinalIgnoreCase) { "urls" };
         known.UnionWith(typeof(TransportSettings).GetProperties(BindingFlags.Public | BindingFlags.Instance).Select(p => "Transport:" + p.Name));
+        known.UnionWith(typeof(Transport.TransportOptions).GetProperties(BindingFlags.Public | BindingFlags.Instance).Select(p => "Transport:" + p.Name));
         known.UnionWith(typeof(HttpLimits).GetProperties(BindingFlags.Public | BindingFlags.Instance).Select(p => "Http:" + p.Name));
 
         Assert.Contains("--urls {{serverScheme}}://{{serverAddress}}:{{serverPort}}", arguments, StringComparison.Ordinal);
@@ -127,7 +128,14 @@ public partial class CrankConfigTests
 
         Dictionary<string, object?> local = Map(Map(jobs, "postgresql-local"), "source");
         string folder = Path.GetFullPath(Path.Combine(Repository.PathOf("scenarios"), (string)local["localFolder"]!));
-        Assert.True(File.Exists(Path.Combine(folder, (string)local["dockerFile"]!)), $"{local["dockerFile"]} is not in {folder}");
+        string dockerfile = Path.Combine(folder, (string)local["dockerFile"]!);
+        Assert.True(File.Exists(dockerfile), $"{local["dockerFile"]} is not in {folder}");
+
+        // Docker builds with the job's context: every file the dockerfile copies must be inside it.
+        string context = Path.GetFullPath(Path.Combine(folder, (string)local["dockerContextDirectory"]!));
+        string[] copied = [.. File.ReadLines(dockerfile).Where(line => line.StartsWith("COPY ", StringComparison.Ordinal)).Select(line => line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[1])];
+        Assert.NotEmpty(copied);
+        Assert.All(copied, source => Assert.True(File.Exists(Path.Combine(context, source)), $"the database image copies {source}, which is not in its context {context}"));
     }
 
     [Theory]

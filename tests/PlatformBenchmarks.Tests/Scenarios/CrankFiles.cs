@@ -1,8 +1,9 @@
 using PlatformBenchmarks.Tests.Support;
+using YamlDotNet.RepresentationModel;
 
 namespace PlatformBenchmarks.Tests.Scenarios;
 
-/// <summary>The crank configuration files (scenarios/*.benchmarks.yml), read with <see cref="YamlSubset"/>.</summary>
+/// <summary>The crank configuration files (scenarios/*.benchmarks.yml), read with YamlDotNet into plain dictionaries and lists.</summary>
 internal static class CrankFiles
 {
     /// <summary>Crank scenario name → TFB test type.</summary>
@@ -20,8 +21,25 @@ internal static class CrankFiles
     public static IReadOnlyList<string> Paths() =>
         [.. Directory.GetFiles(Repository.PathOf("scenarios"), "*.benchmarks.yml").Order(StringComparer.Ordinal)];
 
-    public static Dictionary<string, object?> Load(string path) =>
-        YamlSubset.Parse(File.ReadAllText(path)) as Dictionary<string, object?> ?? throw new FormatException($"{path} is not a mapping");
+    public static Dictionary<string, object?> Load(string path)
+    {
+        var stream = new YamlStream();
+        using (var reader = new StringReader(File.ReadAllText(path)))
+        {
+            stream.Load(reader);
+        }
+
+        return Convert(stream.Documents[0].RootNode) as Dictionary<string, object?> ?? throw new FormatException($"{path} is not a mapping");
+    }
+
+    /// <summary>Mappings become dictionaries keyed by their scalar keys, sequences lists, scalars their text.</summary>
+    private static object? Convert(YamlNode node) => node switch
+    {
+        YamlMappingNode mapping => mapping.Children.ToDictionary(entry => ((YamlScalarNode)entry.Key).Value!, entry => Convert(entry.Value)),
+        YamlSequenceNode sequence => sequence.Children.Select(Convert).ToList(),
+        YamlScalarNode scalar => scalar.Value,
+        _ => throw new FormatException($"unexpected YAML node {node.NodeType}"),
+    };
 
     public static string TfbTypeOf(string scenario) => TfbTypes[scenario];
 
