@@ -52,10 +52,43 @@ public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
         Assert.Empty(document.RootElement.GetProperty("failures").EnumerateArray());
 
         string markdown = await File.ReadAllTextAsync(Path.Combine(_out, "results.md"));
-        Assert.Contains("| Level | Target | Requests/s | p50 ms | p75 ms | p90 ms | p99 ms |", markdown, StringComparison.Ordinal);
-        var chart = XDocument.Load(Path.Combine(_out, "chart.svg"));
-        Assert.Equal(3, chart.Descendants(XName.Get("rect", "http://www.w3.org/2000/svg")).Count(r => r.Element(XName.Get("title", "http://www.w3.org/2000/svg")) is not null));
+        Assert.Contains("| Round | Level | Target | Requests/s | p50 ms | p75 ms | p90 ms | p99 ms |", markdown, StringComparison.Ordinal);
+        Assert.DoesNotContain("## Comparison", markdown, StringComparison.Ordinal); // one target: nothing to compare
+        Assert.Equal(["bar test plaintext 256", "bar test json 16", "bar test json 64"], ChartBars());
+        Assert.True(new FileInfo(Path.Combine(_out, "chart.png")).Length > 0);
     }
+
+    [Fact]
+    public async Task SeveralTargetsTakeTurnsRoundByRoundAndTheReportComparesThemWithRatiosToTheBaseline()
+    {
+        // The same server under two names, the second one started by the runner (a command that holds a process, so
+        // that the runner's start, CPU accounting and stop are exercised), the first one the baseline.
+        string url = server.BaseAddress.ToString().TrimEnd('/');
+        ProcessResult result = await ChildProcess.RunAsync("bash",
+            ["scenarios/run.sh", "--url", $"first={url}", "--pid", Environment.ProcessId.ToString(CultureInfo.InvariantCulture),
+             "--url", $"second={url}", "--start", "exec sleep 600", "--rounds", "2", "--baseline", "first", "--tests", "json",
+             "--levels", "concurrency=16", "--out", _out, "--duration", "1", "--warmup", "1", "--primer", "1", "--no-pauses"],
+            TimeSpan.FromMinutes(5));
+
+        Assert.True(result.ExitCode == 0, result.ToString());
+        using var document = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "results.json")));
+        JsonElement[] levels = [.. document.RootElement.GetProperty("runs").EnumerateArray().Where(r => r.GetProperty("phase").GetString() == "level")];
+        Assert.Equal(["1 first", "1 second", "2 first", "2 second"], levels.Select(r => $"{r.GetProperty("round").GetInt32()} {r.GetProperty("target").GetString()}"));
+        int started = document.RootElement.GetProperty("targets").EnumerateArray().Single(t => t.GetProperty("name").GetString() == "second").GetProperty("pid").GetInt32();
+        Assert.False(Directory.Exists($"/proc/{started}"), "the runner left the server it started running");
+
+        string markdown = await File.ReadAllTextAsync(Path.Combine(_out, "results.md"));
+        Assert.Contains("Means over 2 round(s); ratios against **first**", markdown, StringComparison.Ordinal);
+        Assert.Contains("| Level | first req/s | first CPU µs | second req/s | second CPU µs | second / first req/s | second / first CPU |", markdown, StringComparison.Ordinal);
+        string row = markdown.Split('\n').Single(line => line.StartsWith("| 16 |", StringComparison.Ordinal));
+        double rpsRatio = double.Parse(row.Split('|', StringSplitOptions.TrimEntries)[6], CultureInfo.InvariantCulture);
+        Assert.InRange(rpsRatio, 0.2, 5); // the same server: a ratio near 1, whatever the machine is doing
+        Assert.Equal(["bar first json 16", "bar second json 16"], ChartBars());
+    }
+
+    private string[] ChartBars() =>
+        [.. XDocument.Load(Path.Combine(_out, "chart.svg")).Descendants(XName.Get("g", "http://www.w3.org/2000/svg"))
+            .Select(g => (string?)g.Attribute("id")).OfType<string>().Where(id => id.StartsWith("bar ", StringComparison.Ordinal))];
 
     [Fact]
     public async Task ARunFailsLoudlyWhenTheServerAnswersWithAnError()

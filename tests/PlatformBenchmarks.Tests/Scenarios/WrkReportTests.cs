@@ -3,14 +3,14 @@ using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Scenarios;
 
-/// <summary>scenarios/loadrun.py's reading of wrk's report, through its parse-wrk command.</summary>
+/// <summary>The load runner's reading of wrk's report (scenarios/loadrun/wrk.py), through its parse-wrk command.</summary>
 public class WrkReportTests
 {
     private static readonly string[] s_socketErrors = ["connect", "read", "write", "timeout"];
 
     private static async Task<JsonElement> ParseAsync(string report)
     {
-        ProcessResult result = await ChildProcess.RunAsync("python3", ["scenarios/loadrun.py", "parse-wrk"], TimeSpan.FromMinutes(1), report);
+        ProcessResult result = await ChildProcess.RunAsync("python3", ["scenarios/loadrun", "parse-wrk"], TimeSpan.FromMinutes(1), report);
         Assert.True(result.ExitCode == 0, result.ToString());
         return JsonDocument.Parse(result.Output).RootElement.Clone();
     }

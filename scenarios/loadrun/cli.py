@@ -1,0 +1,201 @@
+"""Local load runs with TechEmpower's method (docs/tfb-rules.md section 9), the standard library and, for the chart, matplotlib.
+
+    scenarios/run.sh [--profile short|full] [--tests plaintext,json,...] [--rounds N]
+                     [--url [NAME=]URL [--pid PID | --start COMMAND]]... [--self] [--baseline NAME] [--out DIR]
+    python3 scenarios/loadrun parse-wrk < wrk-output.txt     (the parser alone, as JSON)
+    python3 scenarios/loadrun report DIR                     (rewrite results.md and the chart from results.json)
+
+Each selected test runs, for each target, TFB's sequence: a primer, a warm-up, then the measured levels, with wrk,
+TFB's headers and TFB's sleeps. Per level it records requests/s, latency percentiles, socket errors, non-2xx
+responses and, when it knows the server's process, the server's CPU time per response. With several targets, they
+take turns test by test, and --rounds repeats the whole sequence; the report then compares them level by level, with
+ratios against a baseline. It writes results.json (after every level, so an interrupted run keeps what it measured),
+results.md and chart.svg/chart.png into the output folder, and exits 1 with a list of the offending runs when any wrk
+run saw an error or a non-2xx response.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import re
+import shutil
+import sys
+import urllib.parse
+from pathlib import Path
+
+from loadrun.chart import draw
+from loadrun.model import ALIASES, DEFAULT_TFB_CONFIG, PROFILES, ROOT, TESTS, RunError, Target
+from loadrun.processes import CommandServer, LocalServer, say, start_database
+from loadrun.report import markdown
+from loadrun.runner import Runner, tfb_urls
+from loadrun.wrk import parse_wrk
+
+
+def write_reports(out_dir: Path, document: dict) -> None:
+    (out_dir / "results.md").write_text(markdown(document), encoding="utf-8")
+    try:
+        draw(document, out_dir)
+    except ImportError:
+        say("no chart: matplotlib is not installed (apt-get install python3-matplotlib; scenarios/run.sh installs it as root)")
+
+
+class UrlAction(argparse.Action):
+    """--url [NAME=]URL, repeatable; a following --pid belongs to the URL before it."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        targets = getattr(namespace, "url_targets", None) or []
+        name, _, url = value.rpartition("=") if re.match(r"^[\w.-]+=", value) else ("", "", value)
+        parsed = urllib.parse.urlsplit(url)
+        if parsed.scheme != "http" or not parsed.netloc:
+            parser.error(f"--url needs an http://host:port base URL, got '{url}'")
+        targets.append(Target(name or parsed.netloc, url))
+        namespace.url_targets = targets
+
+
+class PidAction(argparse.Action):
+    def __call__(self, parser, namespace, value, option_string=None):
+        targets = getattr(namespace, "url_targets", None)
+        if not targets:
+            parser.error("--pid must follow the --url of the server it belongs to")
+        if not Path(f"/proc/{value}/stat").exists():
+            parser.error(f"--pid {value}: no such process")
+        targets[-1].pid = value
+
+
+class StartAction(argparse.Action):
+    """--start COMMAND: the runner starts the server of the preceding --url with this shell command, and stops it."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        targets = getattr(namespace, "url_targets", None)
+        if not targets:
+            parser.error("--start must follow the --url of the server it starts")
+        if targets[-1].pid is not None:
+            parser.error("--start and --pid cannot both be given for one --url")
+        targets[-1].command = value
+
+
+def parse_levels(text: str) -> dict[str, list[int]]:
+    levels: dict[str, list[int]] = {}
+    for part in text.split(";"):
+        method, _, values = part.partition("=")
+        if method not in ("concurrency", "pipeline", "query", "cached") or not values:
+            raise argparse.ArgumentTypeError(f"expected METHOD=N,N,... with METHOD one of concurrency, pipeline, "
+                                             f"query, cached; got '{part}'")
+        levels[method] = [int(v) for v in values.split(",")]
+    return levels
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="scenarios/run.sh", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--profile", choices=sorted(PROFILES), default="short",
+                        help="full: TFB's levels and durations (about 15 min for all seven tests); short (default): "
+                             "fewer levels, a few seconds each")
+    parser.add_argument("--tests", default="plaintext,json",
+                        help=f"comma-separated, from {', '.join(TESTS)} or 'all' (default: plaintext,json)")
+    parser.add_argument("--url", action=UrlAction, metavar="[NAME=]URL",
+                        help="measure the server at this base URL instead of starting this one; repeatable, to "
+                             "measure several implementations in one run")
+    parser.add_argument("--pid", action=PidAction, type=int,
+                        help="the process id of the server of the preceding --url, for its CPU time per response")
+    parser.add_argument("--start", action=StartAction, metavar="COMMAND",
+                        help="a shell command that starts the server of the preceding --url (the runner waits until the "
+                             "URL answers, counts the command's process tree's CPU, and stops it at the end)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="repeat the whole sequence this many times, the targets taking turns in each (default: 1)")
+    parser.add_argument("--baseline", metavar="NAME",
+                        help="the target the comparison's ratios are against (default: the first target)")
+    parser.add_argument("--self", action="store_true", dest="include_self",
+                        help="also build, start and measure this repository's server when --url is given")
+    parser.add_argument("--out", type=Path, help="output folder (default: scenarios/runs/<UTC time>-<profile>, which git ignores; to keep a run, give --out scenarios/results/<name> and commit it)")
+    parser.add_argument("--no-build", action="store_true", help="start the existing Release build as it is")
+    parser.add_argument("--tfb-config", type=Path, default=DEFAULT_TFB_CONFIG,
+                        help="benchmark_config.json whose URLs are used (default: docker/tfb/benchmark_config.json)")
+    parser.add_argument("--tfb-test", default="default", help="the test entry in that file (default: default)")
+    parser.add_argument("--duration", type=int, help="override the seconds per measured level")
+    parser.add_argument("--warmup", type=int, help="override the warm-up seconds")
+    parser.add_argument("--primer", type=int, help="override the primer seconds")
+    parser.add_argument("--levels", type=parse_levels, metavar="METHOD=N,..;...",
+                        help="override levels, e.g. 'concurrency=64,256;pipeline=1024'")
+    parser.add_argument("--threads", type=int, help="wrk threads at most (default: the number of CPUs, as TFB)")
+    parser.add_argument("--no-pauses", action="store_true", help="skip TFB's sleeps between runs (tests only)")
+    args = parser.parse_args(argv)
+    names = list(TESTS) if args.tests == "all" else [ALIASES.get(n.strip(), n.strip()) for n in args.tests.split(",")]
+    unknown = [n for n in names if n not in TESTS]
+    if unknown:
+        parser.error(f"unknown test(s) {', '.join(unknown)}; choose from {', '.join(TESTS)} or all")
+    args.test_types = [TESTS[n] for n in names]
+    args.url_targets = getattr(args, "url_targets", None) or []
+    if args.rounds < 1:
+        parser.error("--rounds must be 1 or more")
+    names_given = [target.name for target in args.url_targets] + (["platformbenchmarks"] if args.include_self or not args.url_targets else [])
+    if len(set(names_given)) != len(names_given):
+        parser.error("every target needs its own name: --url NAME=URL")
+    if args.baseline is not None and args.baseline not in names_given:
+        parser.error(f"--baseline {args.baseline} names no target (targets: {', '.join(names_given)})")
+    return args
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["parse-wrk"]:
+        print(json.dumps(parse_wrk(sys.stdin.read()), indent=2))
+        return 0
+    if argv[:1] == ["report"]:
+        out_dir = Path(argv[1])
+        document = json.loads((out_dir / "results.json").read_text(encoding="utf-8"))
+        write_reports(out_dir, document)
+        return 0
+
+    args = parse_args(argv)
+    if shutil.which("wrk") is None:
+        print("loadrun: error: wrk is not installed (scenarios/run.sh installs it)", file=sys.stderr)
+        return 2
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    out_dir = (args.out or ROOT / "scenarios" / "runs" / f"{stamp}-{args.profile}").resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    server = None
+    started: list[CommandServer] = []
+    try:
+        urls = tfb_urls(args.tfb_config, args.tfb_test)
+        targets = list(args.url_targets)
+        for target in targets:
+            if target.command is not None:
+                started.append(CommandServer(target, out_dir))
+                started[-1].start()
+        if args.include_self or not targets:
+            env = dict(os.environ)
+            if any(t.uses_database for t in args.test_types):
+                connection_string = start_database(env)
+                if connection_string:
+                    env["ConnectionString"] = connection_string
+            server = LocalServer(out_dir, not args.no_build, env)
+            targets.insert(0, server.start())
+        runner = Runner(args, targets, out_dir, urls)
+        try:
+            runner.run(args.test_types)
+        finally:
+            runner.save()
+            write_reports(out_dir, runner.document)
+    except RunError as error:
+        print(f"loadrun: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("loadrun: interrupted; partial results are in " + str(out_dir), file=sys.stderr)
+        return 130
+    finally:
+        if server is not None:
+            server.stop()
+        for other in started:
+            other.stop()
+
+    print(f"results: {out_dir}/results.md, results.json, chart.svg, chart.png", file=sys.stderr)
+    failures = runner.document["failures"]
+    if failures:
+        print(f"\nloadrun: FAILED: {len(failures)} run(s) saw errors or non-2xx responses:", file=sys.stderr)
+        for failure in failures:
+            print(f"  - {failure}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,205 @@
+"""The processes of a run: this repository's server, servers started by a command, the database, CPU time."""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from loadrun.model import DB_SCRIPT, ROOT, SERVER_BIN, SERVER_PROJECT, RunError, Target
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process and of its live descendants (a server started through a launcher or a
+    script is still counted whole). /proc/<pid>/stat also counts threads that have already exited, which summing
+    /proc/<pid>/task/*/stat would miss."""
+    total = 0.0
+    pending = [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            with open(f"/proc/{current}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue  # it ended meanwhile
+        # After the command name: state is field 3, utime field 14, stime field 15 (proc(5)).
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        pending += children_of(current)
+    return total
+
+
+def children_of(pid: int) -> list[int]:
+    children: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as listed:
+                children += [int(child) for child in listed.read().split()]
+    except OSError:
+        pass
+    return children
+
+
+def children_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def say(message: str) -> None:
+    print(f"[loadrun {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+class LocalServer:
+    """This repository's server, built in Release and started on a free loopback port."""
+
+    READY_TEXT = "Application started."
+    START_TIMEOUT = 60  # TFB gives a server 60 s to answer its first request
+
+    def __init__(self, out_dir: Path, build: bool, env: dict[str, str]):
+        self.out_dir = out_dir
+        self.build = build
+        self.env = env
+        self.process: subprocess.Popen | None = None
+        self.log_path = out_dir / "server.log"
+        self.log = None
+
+    def start(self) -> Target:
+        if self.build:
+            say(f"building {SERVER_PROJECT.relative_to(ROOT)} in Release")
+            built = subprocess.run(["dotnet", "build", str(SERVER_PROJECT), "-c", "Release", "-nologo", "-v", "q"],
+                                   cwd=ROOT, capture_output=True, text=True)
+            if built.returncode != 0:
+                raise RunError("the Release build failed:\n" + built.stdout[-4000:] + built.stderr[-2000:])
+        apphost = SERVER_BIN / "PlatformBenchmarks"
+        dll = SERVER_BIN / "PlatformBenchmarks.dll"
+        # The apphost keeps the server's own pid (no `dotnet` launcher in between) for the CPU accounting.
+        command = [str(apphost)] if apphost.exists() else ["dotnet", str(dll)]
+        if not apphost.exists() and not dll.exists():
+            raise RunError(f"no build output in {SERVER_BIN} (run without --no-build)")
+        port = free_port()
+        url = f"http://127.0.0.1:{port}"
+        command += ["--urls", url]
+        say(f"starting {' '.join(command)}")
+        self.log = open(self.log_path, "w", encoding="utf-8")  # closed by stop()
+        # A process group of its own keeps a Ctrl+C in the terminal from reaching the server before stop() does. Not a
+        # session of its own: with Linux's scheduler autogroups (on by default) a new session gets its own CPU share,
+        # and the server would then get half of the machine against wrk's half instead of competing thread by thread,
+        # as a server started from the same shell does. Measured: 0.87M against 1.25M plaintext requests/s (1.37
+        # against 0.80 us of server CPU per response), the same build in one run, setsid being the only difference.
+        self.process = subprocess.Popen(command, cwd=SERVER_BIN, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
+                                        process_group=0)
+        deadline = time.monotonic() + self.START_TIMEOUT
+        while True:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+            if self.READY_TEXT in text:
+                break
+            if self.process.poll() is not None:
+                raise RunError(f"the server exited during start-up with {self.process.returncode}:\n{text[-3000:]}")
+            if time.monotonic() > deadline:
+                raise RunError(f"the server did not print '{self.READY_TEXT}' within {self.START_TIMEOUT} s:\n{text[-3000:]}")
+            time.sleep(0.1)
+        # The banner (runtime, GC, transport settings) follows the host's start-up line; its last line lists the routes.
+        for _ in range(50):
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+            if "\n  Routes:" in text:
+                break
+            time.sleep(0.1)
+        banner = [line for line in text.splitlines()
+                  if line.startswith(("PlatformBenchmarks", "  ")) and not line.startswith("      ")]  # not log bodies
+        return Target("platformbenchmarks", url, self.process.pid, True, banner)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                say("the server ignored SIGTERM for 15 s: killing it")
+                self.process.kill()
+                self.process.wait()
+        if self.log is not None:
+            self.log.close()
+
+
+def start_database(env: dict[str, str]) -> str | None:
+    """Starts the local PostgreSQL (scripts/db.sh) and returns its connection string, unless one is already set."""
+    if env.get("ConnectionString"):
+        say("using the ConnectionString from the environment")
+        return env["ConnectionString"]
+    if not DB_SCRIPT.exists():
+        say(f"{DB_SCRIPT.relative_to(ROOT)} does not exist on this branch: the database tests will fail against a "
+            "server without database routes")
+        return None
+    say("starting the local PostgreSQL: scripts/db.sh start")
+    started = subprocess.run(["bash", str(DB_SCRIPT), "start"], cwd=ROOT)
+    if started.returncode != 0:
+        raise RunError("scripts/db.sh start failed")
+    return subprocess.run(["bash", str(DB_SCRIPT), "connection-string"], cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+class CommandServer:
+    """Another server, started by a shell command (its own start script, say) and measured at a given base URL.
+    Ready when the URL answers any HTTP response; its CPU is the command's process tree."""
+
+    START_TIMEOUT = 120
+
+    def __init__(self, target: Target, out_dir: Path):
+        self.target = target
+        self.log_path = out_dir / f"server-{target.name}.log"
+        self.process: subprocess.Popen | None = None
+        self.log = None
+
+    def start(self) -> Target:
+        say(f"starting {self.target.name}: {self.target.command}")
+        self.log = open(self.log_path, "w", encoding="utf-8")  # closed by stop()
+        # Its own process group (see LocalServer.start for why not a session of its own), so that stop() ends the
+        # command's whole tree.
+        self.process = subprocess.Popen(["bash", "-c", self.target.command], stdout=self.log, stderr=subprocess.STDOUT,
+                                        process_group=0)
+        deadline = time.monotonic() + self.START_TIMEOUT
+        while not answers(self.target.base_url):
+            if self.process.poll() is not None:
+                raise RunError(f"{self.target.name} exited during start-up with {self.process.returncode}:\n"
+                               + self.log_path.read_text(encoding="utf-8", errors="replace")[-3000:])
+            if time.monotonic() > deadline:
+                raise RunError(f"{self.target.name} did not answer at {self.target.base_url} within {self.START_TIMEOUT} s")
+            time.sleep(0.2)
+        self.target.pid = self.process.pid
+        self.target.started_here = True
+        return self.target
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        if self.log is not None:
+            self.log.close()
+
+
+def answers(base_url: str) -> bool:
+    """Whether anything answers HTTP at the URL (an error status counts: the server is up)."""
+    try:
+        with urllib.request.urlopen(base_url, timeout=2) as response:
+            response.read()
+        return True
+    except urllib.error.HTTPError:
+        return True
+    except (urllib.error.URLError, OSError):
+        return False

@@ -1,0 +1,141 @@
+"""The report of a run: results.md, with every measurement and, for several targets, the comparison with ratios."""
+
+from __future__ import annotations
+
+from loadrun.model import TESTS
+from loadrun.wrk import problems_of
+
+
+def fmt_count(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if value >= 1e6:
+        return f"{value / 1e6:.2f}M"
+    if value >= 1e4:
+        return f"{value / 1e3:.0f}k"
+    if value >= 1e3:
+        return f"{value / 1e3:.1f}k"
+    return f"{value:.0f}"
+
+
+def fmt_ms(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.2f}" if value < 10 else f"{value:.1f}" if value < 100 else f"{value:.0f}"
+
+
+def measured(document: dict) -> list[dict]:
+    return [run for run in document["runs"] if run["phase"] == "level"]
+
+
+def markdown(document: dict) -> str:
+    meta = document["meta"]
+    lines = [
+        "# Load run",
+        "",
+        f"- Profile **{meta['profile']}**, {meta.get('rounds', 1)} round(s), started {meta['started']}, "
+        f"finished {meta.get('finished', '(interrupted)')}",
+        f"- Command: `{meta['command']}`",
+        f"- Machine: {meta['host']['cpu']}, {meta['host']['logical_cpus']} logical CPUs, Linux {meta['host']['kernel']}; "
+        f"the load generator shares it ({meta['wrk']}, at most {meta['wrk_threads_max']} threads)",
+        f"- Commit {meta['git']['commit']}{' with uncommitted changes' if meta['git']['dirty'] else ''}",
+    ]
+    for target in document["targets"]:
+        how = "started by the runner" if target["started_here"] else "given by --url"
+        cpu = f", CPU of pid {target['pid']} counted" if target["pid"] else ", server CPU not counted"
+        lines.append(f"- Target **{target['name']}**: {target['base_url']} ({how}{cpu})")
+        lines += [f"  - `{line.strip()}`" for line in target.get("banner", [])]
+    lines += ["", "Requests/s and latency come from wrk; server CPU is user+system time of the server process over the",
+              "measured window divided by the responses; wrk CPU likewise for the load generator. Non-2xx counts what",
+              "wrk reports as `Non-2xx or 3xx responses` (status 400 and above).", ""]
+    runs = measured(document)
+    lines += comparison(document)
+    for name, test in TESTS.items():
+        rows = [run for run in runs if run["test"] == name]
+        if not rows:
+            continue
+        lines += [f"## {name}: every measurement", "", f"Level: {test.level_unit}.", "",
+                  "| Round | Level | Target | Requests/s | p50 ms | p75 ms | p90 ms | p99 ms | Socket errors c/r/w/t | Non-2xx "
+                  "| Server CPU µs/resp | wrk CPU µs/resp |",
+                  "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for run in rows:
+            if run["rps"] is None:
+                lines.append(f"| {run.get('round', 1)} | {run['level']} | {run['target']} | no result: "
+                             f"{'; '.join(problems_of(run))} |" + " |" * 8)
+                continue
+            latency = run["latency_ms"]
+            errors = run["socket_errors"]
+            server = run["server_cpu_us_per_response"]
+            client = run["wrk_cpu_us_per_response"]
+            lines.append(
+                f"| {run.get('round', 1)} | {run['level']} | {run['target']} | {run['rps']:,.0f} | {fmt_ms(latency.get('p50'))} | "
+                f"{fmt_ms(latency.get('p75'))} | {fmt_ms(latency.get('p90'))} | {fmt_ms(latency.get('p99'))} | "
+                f"{errors['connect']}/{errors['read']}/{errors['write']}/{errors['timeout']} | {run['non_2xx']} | "
+                f"{'–' if server is None else f'{server:.2f}'} | {'–' if client is None else f'{client:.2f}'} |")
+        lines.append("")
+    notes = [f"{run['target']} {run['test']} {run['level']}: {warning}" for run in runs for warning in run.get("warnings", [])]
+    if notes:
+        lines += ["## Notes", ""] + [f"- {note}" for note in notes] + [""]
+    if document["failures"]:
+        lines += ["## Failures", ""] + [f"- {failure}" for failure in document["failures"]] + [""]
+    return "\n".join(lines)
+
+
+def means(document: dict) -> dict[tuple[str, int, str], dict]:
+    """(test, level, target) -> mean requests/s and mean server CPU µs per response over the rounds, with their count."""
+    grouped: dict[tuple[str, int, str], list[dict]] = {}
+    for run in measured(document):
+        if run["rps"] is not None and not problems_of(run):
+            grouped.setdefault((run["test"], run["level"], run["target"]), []).append(run)
+    result = {}
+    for key, runs in grouped.items():
+        cpus = [run["server_cpu_us_per_response"] for run in runs if run["server_cpu_us_per_response"] is not None]
+        result[key] = {"rps": sum(run["rps"] for run in runs) / len(runs),
+                       "cpu": sum(cpus) / len(cpus) if cpus else None, "rounds": len(runs)}
+    return result
+
+
+def baseline_of(document: dict) -> str:
+    names = [target["name"] for target in document["targets"]]
+    chosen = document["meta"].get("baseline")
+    return chosen if chosen in names else names[0]
+
+
+def ratio(value: float | None, base: float | None) -> str:
+    return f"{value / base:.2f}" if value is not None and base else "–"
+
+
+def comparison(document: dict) -> list[str]:
+    """Level by level, every target's mean over the rounds and its ratios to the baseline target: requests/s (above 1
+    is faster) and server CPU per response (below 1 is cheaper)."""
+    targets = [target["name"] for target in document["targets"]]
+    if len(targets) < 2:
+        return []
+    base = baseline_of(document)
+    others = [name for name in targets if name != base]
+    table = means(document)
+    lines = ["## Comparison", "",
+             f"Means over {document['meta'].get('rounds', 1)} round(s); ratios against **{base}**: requests/s "
+             "(above 1: more) and server CPU µs per response (below 1: cheaper). Runs with errors are left out.", ""]
+    for name, test in TESTS.items():
+        levels = sorted({level for (t, level, _) in table if t == name})
+        if not levels:
+            continue
+        header = "| Level | " + " | ".join(f"{target} req/s | {target} CPU µs" for target in targets)
+        header += " | " + " | ".join(f"{other} / {base} req/s | {other} / {base} CPU" for other in others) + " |"
+        lines += [f"### {name}", "", f"Level: {test.level_unit}.", "", header,
+                  "|---:|" + "---:|" * (2 * len(targets) + 2 * len(others))]
+        for level in levels:
+            cells = []
+            for target in targets:
+                entry = table.get((name, level, target))
+                cells += [fmt_count(entry["rps"]) if entry else "–",
+                          f"{entry['cpu']:.2f}" if entry and entry["cpu"] is not None else "–"]
+            reference = table.get((name, level, base))
+            for other in others:
+                entry = table.get((name, level, other))
+                cells += [ratio(entry and entry["rps"], reference and reference["rps"]),
+                          ratio(entry and entry["cpu"], reference and reference["cpu"])]
+            lines.append(f"| {level} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines

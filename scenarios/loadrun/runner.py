@@ -1,0 +1,185 @@
+"""The runs: TFB's sequence per test and target (primer, warm-up, measured levels), in rounds, with wrk."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from loadrun.model import PIPELINE_DEPTH, PIPELINE_SCRIPT, PROFILES, QUERY_CONNECTIONS, ROOT, TESTS, RunError, Target, TestType
+from loadrun.processes import children_cpu_seconds, cpu_seconds, say
+from loadrun.report import fmt_ms
+from loadrun.wrk import parse_wrk, problems_of
+
+
+def tfb_urls(config_path: Path, test_name: str) -> dict[str, str]:
+    """The test URLs of one test entry of a TFB benchmark_config.json, by this runner's test names."""
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    for entry in config["tests"]:
+        if test_name in entry:
+            urls = entry[test_name]
+            return {name: urls[t.url_key] for name, t in TESTS.items() if t.url_key in urls}
+    raise RunError(f"{config_path} has no test named '{test_name}'")
+
+
+class Runner:
+    def __init__(self, args: argparse.Namespace, targets: list[Target], out_dir: Path, urls: dict[str, str]):
+        self.args = args
+        self.targets = targets
+        self.out_dir = out_dir
+        self.urls = urls
+        self.profile = PROFILES[args.profile]
+        self.nproc = args.threads or os.cpu_count() or 1
+        self.round = 1
+        self.document = {
+            "meta": run_metadata(args, self.nproc),
+            "targets": [dataclasses.asdict(t) for t in targets],
+            "runs": [],
+            "failures": [],
+        }
+        (out_dir / "raw").mkdir(parents=True, exist_ok=True)
+
+    def pause(self, seconds: int) -> None:
+        if seconds and not self.args.no_pauses:
+            time.sleep(seconds)
+
+    def save(self) -> None:
+        write_json(self.out_dir / "results.json", self.document)
+
+    def fail(self, target: Target, test: str, what: str) -> None:
+        message = f"{target.name} {test}: {what}"
+        say("FAILED " + message)
+        self.document["failures"].append(message)
+
+    def wrk(self, target: Target, test: TestType, phase: str, url: str, connections: int, threads: int,
+            seconds: int, level: int | None, pipeline: int = 1) -> dict:
+        command = ["wrk", "-H", "Host: tfb-server", "-H", f"Accept: {test.accept}", "-H", "Connection: keep-alive",
+                   "--latency", "-d", str(seconds), "-c", str(connections), "--timeout", "8", "-t", str(threads), url]
+        if pipeline > 1:
+            command += ["-s", str(PIPELINE_SCRIPT), "--", str(pipeline)]
+        label = (f"r{self.round}-" if self.args.rounds > 1 else "") + f"{target.name}-{test.name}-{phase}" + (f"-{level}" if level is not None else "")
+        say(f"{label}: {shlex.join(command)}")
+        measure = phase == "level" and target.pid is not None
+        server_before = cpu_seconds(target.pid) if measure else 0.0
+        client_before = children_cpu_seconds()
+        finished = subprocess.run(command, capture_output=True, text=True)
+        client_cpu = children_cpu_seconds() - client_before
+        server_cpu = cpu_seconds(target.pid) - server_before if measure else None
+        raw = self.out_dir / "raw" / (re.sub(r"[^\w.-]", "_", label) + ".txt")
+        raw.write_text(shlex.join(command) + "\n\n" + finished.stdout + finished.stderr, encoding="utf-8")
+        run = {"round": self.round, "target": target.name, "test": test.name, "phase": phase, "level": level, "url": url,
+               "connections": connections, "threads": threads, "pipeline": pipeline, "duration_s": seconds,
+               **parse_wrk(finished.stdout), "exit_code": finished.returncode,
+               "server_cpu_s": server_cpu, "wrk_cpu_s": client_cpu, "raw": str(raw.relative_to(self.out_dir))}
+        responses = run["requests"] or 0
+        run["server_cpu_us_per_response"] = server_cpu * 1e6 / responses if server_cpu is not None and responses else None
+        run["wrk_cpu_us_per_response"] = client_cpu * 1e6 / responses if responses else None
+        self.document["runs"].append(run)
+        self.save()
+        problems = problems_of(run)
+        if problems:
+            self.fail(target, test.name, f"{phase}{'' if level is None else ' ' + str(level)}: " + "; ".join(problems)
+                      + f" (see {run['raw']})")
+        elif phase == "level":
+            cpu = run["server_cpu_us_per_response"]
+            say(f"{label}: {run['rps']:,.0f} requests/s, p99 {fmt_ms(run['latency_ms'].get('p99'))} ms"
+                + (f", server {cpu:.2f} us CPU per response" if cpu is not None else ""))
+        return run
+
+    def preflight(self, target: Target, test: TestType, url: str) -> bool:
+        """One request before the load: a missing route fails here in a second, with its status in the message."""
+        request = urllib.request.Request(url, headers={"Accept": test.accept})
+        try:
+            with urllib.request.urlopen(request, timeout=15) as response:
+                response.read()
+                return True
+        except urllib.error.HTTPError as error:
+            self.fail(target, test.name, f"GET {url} answered {error.code} {error.reason}: not measured"
+                      + (" (the database routes are not on this branch yet?)" if test.uses_database and error.code == 404 else ""))
+        except (urllib.error.URLError, OSError) as error:
+            self.fail(target, test.name, f"GET {url} failed: {error}: not measured")
+        return False
+
+    def run_test(self, target: Target, test: TestType) -> None:
+        profile = self.profile
+        base = target.base_url.rstrip("/") + self.urls[test.name]
+        levels = self.args.levels.get(test.method) if self.args.levels else None
+        levels = levels or profile.levels[test.method]
+        primer, warmup, duration = (self.args.primer or profile.primer, self.args.warmup or profile.warmup,
+                                    self.args.duration or profile.duration)
+        # query.sh primes and warms with 2 rows per request; the other scripts with the plain URL.
+        warm_url = base + "2" if test.method in ("query", "cached") else base
+        if not self.preflight(target, test, warm_url):
+            return
+        say(f"== {target.name} {test.name}: {warm_url}")
+        self.wrk(target, test, "primer", warm_url, 8, 8, primer, None)
+        self.pause(profile.primer_pause)
+        self.wrk(target, test, "warmup", warm_url, 512, self.nproc, warmup, None)
+        self.pause(profile.warmup_pause)
+        for index, level in enumerate(levels):
+            if test.method in ("query", "cached"):
+                self.wrk(target, test, "level", base + str(level), QUERY_CONNECTIONS, self.nproc, duration, level)
+            else:
+                pipeline = PIPELINE_DEPTH if test.method == "pipeline" else 1
+                self.wrk(target, test, "level", base, level, min(level, self.nproc), duration, level, pipeline)
+            if index < len(levels) - 1:
+                self.pause(profile.level_pause)
+
+    def run(self, tests: list[TestType]) -> None:
+        for test in tests:
+            if test.name not in self.urls:
+                raise RunError(f"the TFB config has no {TESTS[test.name].url_key} for the test '{test.name}'")
+        # Targets take turns per test, and rounds repeat the whole sequence, so a comparison between targets sees the
+        # same machine state and its drift averages out.
+        for self.round in range(1, self.args.rounds + 1):
+            if self.args.rounds > 1:
+                say(f"== round {self.round} of {self.args.rounds}")
+            for test in tests:
+                for target in self.targets:
+                    self.run_test(target, test)
+        self.document["meta"]["finished"] = now_iso()
+        self.save()
+
+
+def now_iso() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def write_json(path: Path, document: dict) -> None:
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    temporary.replace(path)
+
+
+def run_metadata(args: argparse.Namespace, nproc: int) -> dict:
+    def output(*command: str) -> str:
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=10)
+            return (done.stdout + done.stderr).strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), "unknown")
+    return {
+        "started": now_iso(),
+        "profile": args.profile,
+        "rounds": args.rounds,
+        "baseline": args.baseline,
+        "command": " ".join(["scenarios/run.sh"] + sys.argv[1:]),
+        "host": {"cpu": cpu, "logical_cpus": os.cpu_count(), "kernel": os.uname().release},
+        "wrk": (re.findall(r"^wrk \S+", output("wrk", "-v")) or ["wrk (version unknown)"])[0],
+        "wrk_threads_max": nproc,
+        "git": {"commit": output("git", "rev-parse", "--short", "HEAD"),
+                "dirty": bool(output("git", "status", "--porcelain", "--untracked-files=no"))},
+    }
