@@ -9,10 +9,11 @@
 #
 # A configuration is server arguments, optionally preceded by environment variables for the runtime
 # (e.g. --config 'no-spin=DOTNET_ThreadPool_UnfairSemaphoreSpinLimit=0').
-# Without --config it compares Kestrel's own defaults, the socket settings here and the epoll transport; without --route it
-# measures /plaintext and /json. --help prints this text.
+# Without --config it compares Kestrel's own defaults, the socket settings here and the epoll and io_uring
+# transports; without --route it measures /plaintext and /json. --help prints this text.
 # Database routes need the local PostgreSQL (scripts/db.sh start); its connection string is passed to every run.
-# The defaults in Hosting/TransportSettings.cs and Data/DatabaseOptions.cs were chosen from this script's output.
+# After the rounds it prints each configuration's mean over them. The defaults in Hosting/TransportSettings.cs and
+# Data/DatabaseOptions.cs were chosen from this script's output.
 set -euo pipefail
 
 rounds=2
@@ -27,7 +28,7 @@ while [[ $# -gt 0 ]]; do
         --connections) connections="$2"; shift 2 ;;
         --config) configs+=("${2%%=*}|${2#*=}"); shift 2 ;;
         --route) routes+=("$2"); shift 2 ;;
-        -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "settings-matrix.sh: unknown option $1 (--help lists them)" >&2; exit 2 ;;
     esac
 done
@@ -42,6 +43,7 @@ if [[ ${#configs[@]} -eq 0 ]]; then
         "no-wait|--Transport:Kind Sockets --Transport:WaitForDataBeforeAllocatingBuffer false"
         "queues-1|--Transport:Kind Sockets --Transport:IOQueueCount 1"
         "epoll|--Transport:Kind Epoll"
+        "iouring|--Transport:Kind IoUring"
     )
 fi
 
@@ -60,6 +62,7 @@ plain_accept='text/plain,text/html;q=0.9,application/xhtml+xml;q=0.9,application
 json_accept='application/json,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7'
 
 pid=
+rows=()
 trap '[[ -n $pid ]] && kill "$pid" 2> /dev/null || true' EXIT
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
@@ -130,5 +133,17 @@ for round in $(seq 1 "$rounds"); do
         wait "$pid" 2> /dev/null || true
         pid=
         echo "$row"
+        rows+=("$row")
     done
 done
+
+# The mean of every column over the rounds, configuration by configuration, in the order they were given.
+echo
+echo "$header" | sed 's/round/     /'
+printf '%s\n' "${rows[@]}" | awk '
+    { if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } count[$1]++
+      for (i = 3; i <= NF; i++) sum[$1, i] += $i; fields = NF }
+    END { for (k = 1; k <= n; k++) { c = order[k]; line = sprintf("%-12s %-5s", c, "mean")
+          for (i = 3; i <= fields; i++) line = line sprintf(i % 2 ? " %18.0f" : " %8.2f", sum[c, i] / count[c])
+          print line } }'
+

@@ -1,7 +1,7 @@
 namespace PlatformBenchmarks.Http;
 
 /// <summary>Why a request was refused. Each reason maps to a status code and a short plain-text explanation.</summary>
-public enum RequestRejection : byte
+internal enum RequestRejection : byte
 {
     None,
     InvalidRequestLine,

@@ -171,76 +171,79 @@ public class HttpParserTests
         Assert.Equal(ParseStatus.Complete, Parse(request).Status);
     }
 
-    public static TheoryData<string, RequestRejection, HttpStatus> InvalidRequests() => new()
+    // Rejections by name and statuses by number: the engine's enums stay internal, and a public theory cannot take them.
+    public static TheoryData<string, string, int> InvalidRequests() => new()
     {
-        { "GET  /x HTTP/1.1\r\nHost: a\r\n\r\n", RequestRejection.InvalidTarget, HttpStatus.BadRequest },
-        { " GET /x HTTP/1.1\r\nHost: a\r\n\r\n", RequestRejection.InvalidMethod, HttpStatus.BadRequest },
-        { "G@T /x HTTP/1.1\r\nHost: a\r\n\r\n", RequestRejection.InvalidMethod, HttpStatus.BadRequest },
-        { "GET\r\nHost: a\r\n\r\n", RequestRejection.InvalidRequestLine, HttpStatus.BadRequest },
-        { "GET /x\r\nHost: a\r\n\r\n", RequestRejection.InvalidRequestLine, HttpStatus.BadRequest },
-        { "GET /\u0001 HTTP/1.1\r\nHost: a\r\n\r\n", RequestRejection.InvalidTarget, HttpStatus.BadRequest },
-        { "GET /\u00e9 HTTP/1.1\r\nHost: a\r\n\r\n", RequestRejection.InvalidTarget, HttpStatus.BadRequest },
-        { "GET x HTTP/1.1\r\nHost: a\r\n\r\n", RequestRejection.InvalidTarget, HttpStatus.BadRequest },
-        { "GET * HTTP/1.1\r\nHost: a\r\n\r\n", RequestRejection.InvalidTarget, HttpStatus.BadRequest },
-        { "GET /x HTTP/1.1 \r\nHost: a\r\n\r\n", RequestRejection.InvalidVersion, HttpStatus.BadRequest },
-        { "GET /x HTTPS/1.1\r\nHost: a\r\n\r\n", RequestRejection.InvalidVersion, HttpStatus.BadRequest },
-        { "GET /x http/1.1\r\nHost: a\r\n\r\n", RequestRejection.InvalidVersion, HttpStatus.BadRequest },
-        { "GET /x HTTP/2.0\r\nHost: a\r\n\r\n", RequestRejection.UnsupportedVersion, HttpStatus.HttpVersionNotSupported },
-        { "GET /x HTTP/0.9\r\nHost: a\r\n\r\n", RequestRejection.UnsupportedVersion, HttpStatus.HttpVersionNotSupported },
-        { "GET /x HTTP/1.1\nHost: a\r\n\r\n", RequestRejection.InvalidRequestLine, HttpStatus.BadRequest },
-        { "GET /x HTTP/1.1\r\nHost: a\nX: b\r\n\r\n", RequestRejection.InvalidHeaderLine, HttpStatus.BadRequest },
-        { "GET /x HTTP/1.1\r\nHost : a\r\n\r\n", RequestRejection.InvalidHeaderName, HttpStatus.BadRequest },
-        { "GET /x HTTP/1.1\r\nHost: a\r\n: empty\r\n\r\n", RequestRejection.InvalidHeaderLine, HttpStatus.BadRequest },
-        { "GET /x HTTP/1.1\r\nHost: a\r\nNoColon\r\n\r\n", RequestRejection.InvalidHeaderLine, HttpStatus.BadRequest },
-        { "GET /x HTTP/1.1\r\nHost: a\r\nX-A: 1\r\n folded\r\n\r\n", RequestRejection.ObsoleteLineFolding, HttpStatus.BadRequest },
-        { "GET /x HTTP/1.1\r\n Host: a\r\n\r\n", RequestRejection.ObsoleteLineFolding, HttpStatus.BadRequest },
-        { "GET /x HTTP/1.1\r\nHost: a\r\nX-A: a\u0000b\r\n\r\n", RequestRejection.InvalidHeaderValue, HttpStatus.BadRequest },
-        { "GET /x HTTP/1.1\r\nHost: a\r\nX-A: a\rb\r\n\r\n", RequestRejection.InvalidHeaderValue, HttpStatus.BadRequest },
-        { "GET /x HTTP/1.1\r\nAccept: */*\r\n\r\n", RequestRejection.MissingHost, HttpStatus.BadRequest },
-        { "GET /x HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", RequestRejection.MultipleHosts, HttpStatus.BadRequest },
-        { "GET /x HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n", RequestRejection.MultipleHosts, HttpStatus.BadRequest },
-        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: abc\r\n\r\n", RequestRejection.InvalidContentLength, HttpStatus.BadRequest },
-        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n", RequestRejection.InvalidContentLength, HttpStatus.BadRequest },
-        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: +5\r\n\r\n", RequestRejection.InvalidContentLength, HttpStatus.BadRequest },
-        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5, 5\r\n\r\n", RequestRejection.InvalidContentLength, HttpStatus.BadRequest },
-        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length:\r\n\r\n", RequestRejection.InvalidContentLength, HttpStatus.BadRequest },
-        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999999999999999\r\n\r\n", RequestRejection.InvalidContentLength, HttpStatus.BadRequest },
-        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", RequestRejection.ConflictingContentLength, HttpStatus.BadRequest },
-        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n", RequestRejection.ContentLengthWithTransferEncoding, HttpStatus.BadRequest },
-        { "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", RequestRejection.UnsupportedTransferCoding, HttpStatus.BadRequest },
-        { "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: identity\r\n\r\n", RequestRejection.UnsupportedTransferCoding, HttpStatus.BadRequest },
-        { "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked, chunked\r\n\r\n", RequestRejection.UnsupportedTransferCoding, HttpStatus.BadRequest },
-        { "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", RequestRejection.UnsupportedTransferCoding, HttpStatus.BadRequest },
-        { "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding:\r\n\r\n", RequestRejection.UnsupportedTransferCoding, HttpStatus.BadRequest },
-        { "POST /x HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", RequestRejection.TransferEncodingInHttp10, HttpStatus.BadRequest },
-        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 1048577\r\n\r\n", RequestRejection.BodyTooLarge, HttpStatus.ContentTooLarge },
-        { "GET /" + new string('a', 8200) + " HTTP/1.1\r\nHost: a\r\n\r\n", RequestRejection.RequestLineTooLong, HttpStatus.UriTooLong },
-        { "GET / HTTP/1.1\r\nHost: a\r\nX-Big: " + new string('a', 33 * 1024) + "\r\n\r\n", RequestRejection.HeadersTooLarge, HttpStatus.RequestHeaderFieldsTooLarge },
-        { "GET / HTTP/1.1\r\nHost: a\r\n" + string.Concat(Enumerable.Range(0, 100).Select(i => $"X-{i}: v\r\n")) + "\r\n", RequestRejection.TooManyHeaders, HttpStatus.RequestHeaderFieldsTooLarge },
+        { "GET  /x HTTP/1.1\r\nHost: a\r\n\r\n", nameof(RequestRejection.InvalidTarget), (int)HttpStatus.BadRequest },
+        { " GET /x HTTP/1.1\r\nHost: a\r\n\r\n", nameof(RequestRejection.InvalidMethod), (int)HttpStatus.BadRequest },
+        { "G@T /x HTTP/1.1\r\nHost: a\r\n\r\n", nameof(RequestRejection.InvalidMethod), (int)HttpStatus.BadRequest },
+        { "GET\r\nHost: a\r\n\r\n", nameof(RequestRejection.InvalidRequestLine), (int)HttpStatus.BadRequest },
+        { "GET /x\r\nHost: a\r\n\r\n", nameof(RequestRejection.InvalidRequestLine), (int)HttpStatus.BadRequest },
+        { "GET /\u0001 HTTP/1.1\r\nHost: a\r\n\r\n", nameof(RequestRejection.InvalidTarget), (int)HttpStatus.BadRequest },
+        { "GET /\u00e9 HTTP/1.1\r\nHost: a\r\n\r\n", nameof(RequestRejection.InvalidTarget), (int)HttpStatus.BadRequest },
+        { "GET x HTTP/1.1\r\nHost: a\r\n\r\n", nameof(RequestRejection.InvalidTarget), (int)HttpStatus.BadRequest },
+        { "GET * HTTP/1.1\r\nHost: a\r\n\r\n", nameof(RequestRejection.InvalidTarget), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1 \r\nHost: a\r\n\r\n", nameof(RequestRejection.InvalidVersion), (int)HttpStatus.BadRequest },
+        { "GET /x HTTPS/1.1\r\nHost: a\r\n\r\n", nameof(RequestRejection.InvalidVersion), (int)HttpStatus.BadRequest },
+        { "GET /x http/1.1\r\nHost: a\r\n\r\n", nameof(RequestRejection.InvalidVersion), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/2.0\r\nHost: a\r\n\r\n", nameof(RequestRejection.UnsupportedVersion), (int)HttpStatus.HttpVersionNotSupported },
+        { "GET /x HTTP/0.9\r\nHost: a\r\n\r\n", nameof(RequestRejection.UnsupportedVersion), (int)HttpStatus.HttpVersionNotSupported },
+        { "GET /x HTTP/1.1\nHost: a\r\n\r\n", nameof(RequestRejection.InvalidRequestLine), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a\nX: b\r\n\r\n", nameof(RequestRejection.InvalidHeaderLine), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost : a\r\n\r\n", nameof(RequestRejection.InvalidHeaderName), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a\r\n: empty\r\n\r\n", nameof(RequestRejection.InvalidHeaderLine), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a\r\nNoColon\r\n\r\n", nameof(RequestRejection.InvalidHeaderLine), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a\r\nX-A: 1\r\n folded\r\n\r\n", nameof(RequestRejection.ObsoleteLineFolding), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\n Host: a\r\n\r\n", nameof(RequestRejection.ObsoleteLineFolding), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a\r\nX-A: a\u0000b\r\n\r\n", nameof(RequestRejection.InvalidHeaderValue), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a\r\nX-A: a\rb\r\n\r\n", nameof(RequestRejection.InvalidHeaderValue), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nAccept: */*\r\n\r\n", nameof(RequestRejection.MissingHost), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", nameof(RequestRejection.MultipleHosts), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n", nameof(RequestRejection.MultipleHosts), (int)HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: abc\r\n\r\n", nameof(RequestRejection.InvalidContentLength), (int)HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n", nameof(RequestRejection.InvalidContentLength), (int)HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: +5\r\n\r\n", nameof(RequestRejection.InvalidContentLength), (int)HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5, 5\r\n\r\n", nameof(RequestRejection.InvalidContentLength), (int)HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length:\r\n\r\n", nameof(RequestRejection.InvalidContentLength), (int)HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999999999999999\r\n\r\n", nameof(RequestRejection.InvalidContentLength), (int)HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", nameof(RequestRejection.ConflictingContentLength), (int)HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n", nameof(RequestRejection.ContentLengthWithTransferEncoding), (int)HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", nameof(RequestRejection.UnsupportedTransferCoding), (int)HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: identity\r\n\r\n", nameof(RequestRejection.UnsupportedTransferCoding), (int)HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked, chunked\r\n\r\n", nameof(RequestRejection.UnsupportedTransferCoding), (int)HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", nameof(RequestRejection.UnsupportedTransferCoding), (int)HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding:\r\n\r\n", nameof(RequestRejection.UnsupportedTransferCoding), (int)HttpStatus.BadRequest },
+        { "POST /x HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", nameof(RequestRejection.TransferEncodingInHttp10), (int)HttpStatus.BadRequest },
+        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 1048577\r\n\r\n", nameof(RequestRejection.BodyTooLarge), (int)HttpStatus.ContentTooLarge },
+        { "GET /" + new string('a', 8200) + " HTTP/1.1\r\nHost: a\r\n\r\n", nameof(RequestRejection.RequestLineTooLong), (int)HttpStatus.UriTooLong },
+        { "GET / HTTP/1.1\r\nHost: a\r\nX-Big: " + new string('a', 33 * 1024) + "\r\n\r\n", nameof(RequestRejection.HeadersTooLarge), (int)HttpStatus.RequestHeaderFieldsTooLarge },
+        { "GET / HTTP/1.1\r\nHost: a\r\n" + string.Concat(Enumerable.Range(0, 100).Select(i => $"X-{i}: v\r\n")) + "\r\n", nameof(RequestRejection.TooManyHeaders), (int)HttpStatus.RequestHeaderFieldsTooLarge },
     };
 
     [Theory]
     [MemberData(nameof(InvalidRequests))]
-    public void InvalidRequestIsRejectedWithItsStatus(string request, RequestRejection expected, HttpStatus status)
+    public void InvalidRequestIsRejectedWithItsStatus(string request, string rejection, int status)
     {
         Parsed parsed = Parse(request);
+        RequestRejection expected = Enum.Parse<RequestRejection>(rejection);
 
         Assert.Equal(ParseStatus.Rejected, parsed.Status);
         Assert.Equal(expected, parsed.Rejection);
-        Assert.Equal(status, expected.ToStatus());
+        Assert.Equal((HttpStatus)status, expected.ToStatus());
         Assert.False(expected.ToReason().IsEmpty);
     }
 
     [Theory]
     [MemberData(nameof(InvalidRequests))]
-    public void InvalidRequestSplitOverSegmentsIsRejectedTheSameWay(string request, RequestRejection expected, HttpStatus status)
+    public void InvalidRequestSplitOverSegmentsIsRejectedTheSameWay(string request, string rejection, int status)
     {
+        RequestRejection expected = Enum.Parse<RequestRejection>(rejection);
         byte[] bytes = Requests.Bytes(request);
         Parsed parsed = Parse(Sequences.Split(bytes, 1, bytes.Length / 2, bytes.Length - 1));
 
         Assert.Equal(ParseStatus.Rejected, parsed.Status);
         Assert.Equal(expected, parsed.Rejection);
-        Assert.Equal(status, parsed.Rejection.ToStatus());
+        Assert.Equal((HttpStatus)status, parsed.Rejection.ToStatus());
     }
 
     [Fact]

@@ -55,18 +55,19 @@ public class RequestBodyReaderTests
     }
 
     [Theory]
-    [InlineData("x\r\n", RequestRejection.InvalidChunkedBody)]
-    [InlineData("\r\n", RequestRejection.InvalidChunkedBody)]
-    [InlineData("5\n", RequestRejection.InvalidChunkedBody)]
-    [InlineData("5\r\nhello\n", RequestRejection.InvalidChunkedBody)]
-    [InlineData("5\r\nhelloX\r\n", RequestRejection.InvalidChunkedBody)]
-    [InlineData("5;a\u0001\r\n", RequestRejection.InvalidChunkedBody)]
-    [InlineData("0\r\nBad\u0000Trailer\r\n\r\n", RequestRejection.InvalidChunkedBody)]
-    [InlineData("0\r\n\rX", RequestRejection.InvalidChunkedBody)]
-    [InlineData("FFFFFFFFFFFFFFFFFF\r\n", RequestRejection.BodyTooLarge)]
-    [InlineData("100001\r\n", RequestRejection.BodyTooLarge)]
-    public void MalformedChunkedBodyIsRejected(string body, RequestRejection expected)
+    [InlineData("x\r\n", nameof(RequestRejection.InvalidChunkedBody))]
+    [InlineData("\r\n", nameof(RequestRejection.InvalidChunkedBody))]
+    [InlineData("5\n", nameof(RequestRejection.InvalidChunkedBody))]
+    [InlineData("5\r\nhello\n", nameof(RequestRejection.InvalidChunkedBody))]
+    [InlineData("5\r\nhelloX\r\n", nameof(RequestRejection.InvalidChunkedBody))]
+    [InlineData("5;a\u0001\r\n", nameof(RequestRejection.InvalidChunkedBody))]
+    [InlineData("0\r\nBad\u0000Trailer\r\n\r\n", nameof(RequestRejection.InvalidChunkedBody))]
+    [InlineData("0\r\n\rX", nameof(RequestRejection.InvalidChunkedBody))]
+    [InlineData("FFFFFFFFFFFFFFFFFF\r\n", nameof(RequestRejection.BodyTooLarge))]
+    [InlineData("100001\r\n", nameof(RequestRejection.BodyTooLarge))]
+    public void MalformedChunkedBodyIsRejected(string body, string reason)
     {
+        RequestRejection expected = Enum.Parse<RequestRejection>(reason);
         RequestBodyReader reader = ChunkedReader();
 
         ParseStatus status = reader.Read(new ReadOnlySequence<byte>(Requests.Bytes(body)), out _, out RequestRejection rejection);
