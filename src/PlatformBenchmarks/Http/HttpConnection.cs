@@ -33,8 +33,6 @@ internal sealed partial class HttpConnection<TApp>
     // A request whose head has been parsed and whose body is still arriving. Its head is kept in the parser's
     // buffer so the receive buffer can be released while the body is read and discarded.
     private bool _awaitingBody;
-    private RequestHead _pendingHead;
-    private int _pendingHeadLength;
     private RequestBodyReader _body;
 
     private CancellationTokenSource? _requestTimeout;
@@ -181,7 +179,8 @@ internal sealed partial class HttpConnection<TApp>
             }
 
             _awaitingBody = false;
-            return Dispatch(_parser.Retained(_pendingHeadLength), in _pendingHead, out pending);
+            ReadOnlySpan<byte> retained = _parser.Retained(out RequestHead retainedHead);
+            return Dispatch(retained, in retainedHead, out pending);
         }
 
         if (buffer.IsEmpty)
@@ -216,9 +215,7 @@ internal sealed partial class HttpConnection<TApp>
                     _hasOutput = true;
                 }
 
-                _parser.Retain(headBytes);
-                _pendingHead = head;
-                _pendingHeadLength = headBytes.Length;
+                _parser.Retain(headBytes, in head);
                 _awaitingBody = true;
                 return Step.NeedMore;
             }

@@ -26,75 +26,92 @@ internal sealed partial class HttpParser
         public bool ExpectContinue;
     }
 
-    /// <summary>Parses the field lines from <paramref name="start"/> up to the closing empty line.</summary>
-    private RequestRejection ParseFields(ReadOnlySpan<byte> headBytes, int start, ref RequestHead head)
+    /// <summary>
+    /// Finds the field line at the start of <paramref name="line"/> and returns its length with its CRLF, or 0 when its
+    /// end is not here yet. <paramref name="rejection"/> says what is wrong with the line, if anything; otherwise
+    /// <paramref name="colon"/> is the name's length and <paramref name="value"/> the value without its surrounding
+    /// whitespace. The usual line (a token name, its colon, SP and visible ASCII up to CRLF) is accepted by the searches
+    /// that find its end; any other goes to <see cref="FindFieldLineExactly"/>.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int FindFieldLine(ReadOnlySpan<byte> line, out int colon, out ReadOnlySpan<byte> value, out RequestRejection rejection)
     {
-        var facts = default(FieldFacts);
-        ReadOnlySpan<byte> rest = headBytes.Slice(start);
-        int count = 0;
-        while (true)
+        // A common name is recognised by word compares. Any other name is all token characters, and ':' is not one:
+        // the first non-token byte must be the colon, so one search both finds it and validates the name.
+        colon = line.Length >= 16 ? CommonFieldNameLength(line) : 0;
+        if (colon == 0)
         {
-            int lineEnd = rest.IndexOf((byte)'\n');
-
-            // The head always ends with CRLF CRLF, so a line end is always found.
-            if (lineEnd <= 0 || rest[lineEnd - 1] != (byte)'\r')
-            {
-                return RequestRejection.InvalidHeaderLine;
-            }
-
-            if (lineEnd == 1)
-            {
-                break;
-            }
-
-            if (++count > _limits.MaxRequestHeaderCount)
-            {
-                return RequestRejection.TooManyHeaders;
-            }
-
-            RequestRejection rejection = ParseField(rest.Slice(0, lineEnd - 1), ref facts);
-            if (rejection != RequestRejection.None)
-            {
-                return rejection;
-            }
-
-            rest = rest.Slice(lineEnd + 1);
+            colon = line.IndexOfAnyExcept(s_tokenChars);
         }
 
-        head.HeaderCount = count;
-        return ApplyFieldFacts(ref head, in facts);
+        if (colon > 0 && line[colon] == (byte)':')
+        {
+            // "Connection: keep-alive", on every TFB request, is recognised by two word compares: its line ends at
+            // index 11 after the colon, exactly where the search for the first byte outside SP and visible ASCII
+            // would have found the CR. That search, finding CR LF, has validated the value as well.
+            ReadOnlySpan<byte> afterColon = line.Slice(colon + 1);
+            int end = colon == 10 && IsKeepAliveLine(afterColon) ? 11 : afterColon.IndexOfAnyExceptInRange((byte)0x20, (byte)0x7E);
+            if (end >= 0 && afterColon[end] == (byte)'\r' && end + 1 < afterColon.Length && afterColon[end + 1] == (byte)'\n')
+            {
+                value = TrimWhitespace(afterColon.Slice(0, end));
+                rejection = RequestRejection.None;
+                return colon + 1 + end + 2;
+            }
+        }
+
+        return FindFieldLineExactly(line, out colon, out value, out rejection);
     }
 
-    private static RequestRejection ParseField(ReadOnlySpan<byte> line, ref FieldFacts facts)
+    /// <summary>
+    /// Any field line (HTAB or obs-text in its value, a line not all here yet, an invalid line), checked in full:
+    /// see <see cref="FindFieldLine"/> for what it returns.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int FindFieldLineExactly(ReadOnlySpan<byte> line, out int colon, out ReadOnlySpan<byte> value, out RequestRejection rejection)
     {
-        byte first = line[0];
-        if (first == (byte)' ' || first == (byte)'\t')
+        colon = 0;
+        value = default;
+        int lineEnd = line.IndexOf((byte)'\n');
+        if (lineEnd < 0)
+        {
+            rejection = RequestRejection.None;
+            return 0;
+        }
+
+        rejection = ParseFieldLine(line.Slice(0, lineEnd), ref colon, ref value);
+        return lineEnd + 1;
+    }
+
+    /// <summary>field-line = field-name ":" OWS field-value OWS, then CR (RFC 9112 §5); <paramref name="line"/> ends before the LF.</summary>
+    private static RequestRejection ParseFieldLine(ReadOnlySpan<byte> line, ref int colon, ref ReadOnlySpan<byte> value)
+    {
+        if (line.IsEmpty || line[^1] != (byte)'\r')
+        {
+            // A bare LF.
+            return RequestRejection.InvalidHeaderLine;
+        }
+
+        line = line.Slice(0, line.Length - 1);
+        if (!line.IsEmpty && (line[0] == (byte)' ' || line[0] == (byte)'\t'))
         {
             // RFC 9112 §5.2: obs-fold; a server MUST either reject it or replace it, and we reject.
             return RequestRejection.ObsoleteLineFolding;
         }
 
-        int colon = line.IndexOf((byte)':');
+        colon = line.IndexOf((byte)':');
         if (colon <= 0)
         {
             return RequestRejection.InvalidHeaderLine;
         }
 
-        ReadOnlySpan<byte> name = line.Slice(0, colon);
-
         // Also catches whitespace between the name and the colon, which RFC 9112 §5.1 says MUST be rejected.
-        if (name.ContainsAnyExcept(s_tokenChars))
+        if (line.Slice(0, colon).ContainsAnyExcept(s_tokenChars))
         {
             return RequestRejection.InvalidHeaderName;
         }
 
-        ReadOnlySpan<byte> value = TrimWhitespace(line.Slice(colon + 1));
-        if (!IsValidFieldValue(value))
-        {
-            return RequestRejection.InvalidHeaderValue;
-        }
-
-        return ApplyField(name, value, ref facts);
+        value = TrimWhitespace(line.Slice(colon + 1));
+        return IsValidFieldValue(value) ? RequestRejection.None : RequestRejection.InvalidHeaderValue;
     }
 
     private static bool IsValidFieldValue(ReadOnlySpan<byte> value) =>

@@ -1,5 +1,4 @@
 using System.Buffers;
-using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
@@ -19,27 +18,51 @@ internal enum ParseStatus : byte
 }
 
 /// <summary>
-/// An HTTP/1.1 request-head parser (RFC 9112 §2-§5). It parses a head only once all of it has arrived, so a request
-/// split at any byte, or spread over several buffer segments, parses exactly like the same request in one piece: a
-/// head inside the first segment is parsed in place; any other head is first copied into a per-parser buffer.
-/// One parser serves one connection; it is not thread-safe.
+/// An HTTP/1.1 request-head parser (RFC 9112 §2-§5). It reads a head once, line by line, validating each line as it
+/// finds its end: the request line, then each field line, up to the empty line. The common shapes (a GET, the usual
+/// field names, a value of visible ASCII) are accepted by cheaper checks inside that same pass; any line they do not
+/// accept is checked exactly, alone, and the pass goes on. So a head is parsed the same way whatever it holds, and the
+/// first problem in it, in byte order, decides the rejection. A head inside the first buffer segment is parsed in
+/// place; a head that goes on into later segments is copied into a per-parser buffer one segment at a time, and its
+/// parse resumes at the first line not yet finished. One parser serves one connection; it is not thread-safe.
 /// </summary>
 internal sealed partial class HttpParser
 {
-    private const uint GetSpace = 'G' | ('E' << 8) | ('T' << 16) | (' ' << 24);
-    private const ushort CrLf = '\r' | ('\n' << 8);
+    // RFC 9110 §5.6.2: tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA
+    private static readonly SearchValues<byte> s_tokenChars =
+        SearchValues.Create("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"u8);
 
     private readonly HttpLimits _limits;
+
+    // Holds a head that spans segments while it is parsed, and a head kept while its body arrives (Retain).
     private byte[]? _scratch;
+    private RequestHead _retainedHead;
+    private int _retainedLength;
 
     public HttpParser(HttpLimits limits) => _limits = limits;
 
     public HttpLimits Limits => _limits;
 
+    /// <summary>How far the parse of one head has got; offsets count from the head's first byte.</summary>
+    private struct Progress
+    {
+        /// <summary>Where the next unparsed line starts.</summary>
+        public int Position;
+
+        /// <summary>Where the field lines start; 0 until the request line has been parsed.</summary>
+        public int FieldsStart;
+
+        public int FieldCount;
+
+        public FieldFacts Facts;
+    }
+
     /// <summary>
     /// Parses the head at the start of <paramref name="buffer"/>. On <see cref="ParseStatus.Complete"/>,
     /// <paramref name="headBytes"/> holds the head (request line, fields and the empty line) and
-    /// <paramref name="consumed"/> is the number of buffer bytes it took, leading empty lines included.
+    /// <paramref name="consumed"/> is the number of buffer bytes it took, leading empty lines included. On
+    /// <see cref="ParseStatus.Incomplete"/>, <paramref name="consumed"/> counts the leading empty lines, which may be
+    /// dropped.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public ParseStatus TryParseHead(
@@ -49,351 +72,209 @@ internal sealed partial class HttpParser
         out int consumed,
         out RequestRejection rejection)
     {
+        head = default;
+        var progress = default(Progress);
         ReadOnlySpan<byte> first = buffer.FirstSpan;
-        int length = TryParseWellFormedHead(first, out head);
-        if (length > 0)
+        if (first.IsEmpty || first[0] == (byte)'\r')
         {
-            // The common case: a valid head inside the first segment, parsed in place in one pass.
-            headBytes = first.Slice(0, length);
-            consumed = length;
-            rejection = RequestRejection.None;
-            return ParseStatus.Complete;
+            return TryParseHeadAfterEmptyLines(buffer, ref progress, ref head, out headBytes, out consumed, out rejection);
         }
 
-        return TryParseHeadSlow(buffer, out head, out headBytes, out consumed, out rejection);
+        // The common case: the whole head is in the first segment and is parsed in place.
+        ParseStatus status = ParseLines(first, ref progress, ref head, out rejection);
+        if (status == ParseStatus.Incomplete)
+        {
+            return ParseRest(buffer, 0, first.Length, ref progress, ref head, out headBytes, out consumed, out rejection);
+        }
+
+        headBytes = first.Slice(0, progress.Position);
+        consumed = progress.Position;
+        return status;
     }
 
     /// <summary>
-    /// Parses a head that is wholly inside <paramref name="data"/> and valid, finding its end as it goes, and returns
-    /// its length. Returns 0 for anything else (incomplete, invalid, over a limit, leading empty lines), leaving the
-    /// decision to <see cref="TryParseHeadSlow"/>, so every outcome other than a complete head, and its status and
-    /// rejection, is decided by one code path. When it succeeds, <see cref="ParseHead"/> would have found the same
-    /// end (with every line ended by CRLF, the first CRLF CRLF is the end of the first empty line) and accepted the
-    /// same bytes with the same <paramref name="head"/>: the checks are the same, only done in fewer passes.
+    /// Parses the lines of a head from <see cref="Progress.Position"/> to its end, each once. Returns
+    /// <see cref="ParseStatus.Incomplete"/> when <paramref name="data"/> ends inside a line, with
+    /// <see cref="Progress.Position"/> at that line's start, so a longer copy of the same bytes resumes there; on
+    /// <see cref="ParseStatus.Complete"/>, <see cref="Progress.Position"/> is the head's length.
     /// </summary>
     // Kept out of line: inlined into TryParseHead (and from there into each caller) it made callers' code 2-4 KB and
     // its speed depend on the caller, 70 to 110 ns for the same TFB request in measurements; out of line it is ~70.
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private int TryParseWellFormedHead(ReadOnlySpan<byte> data, out RequestHead head)
+    private ParseStatus ParseLines(ReadOnlySpan<byte> data, scoped ref Progress progress, scoped ref RequestHead head, out RequestRejection rejection)
     {
-        head = default;
         if (data.Length > _limits.MaxHeadSize)
         {
-            // A head ending beyond MaxHeadSize is rejected; never scan further than that.
+            // A head ending beyond MaxHeadSize is over a limit; never scan further than that.
             data = data.Slice(0, _limits.MaxHeadSize);
         }
 
-        int fieldsStart = ParseWellFormedRequestLine(data, ref head);
-        if (fieldsStart == 0)
+        if (progress.FieldsStart == 0)
         {
-            return 0;
+            int fieldsStart = ParseRequestLine(data, ref head, out rejection);
+            if (fieldsStart <= 0)
+            {
+                return fieldsStart == 0 ? ParseStatus.Incomplete : ParseStatus.Rejected;
+            }
+
+            progress.FieldsStart = fieldsStart;
+            progress.Position = fieldsStart;
         }
 
-        int position = fieldsStart;
-        int count = 0;
-        var facts = default(FieldFacts);
+        int position = progress.Position;
         while (true)
         {
             ReadOnlySpan<byte> rest = data.Slice(position);
-            if (rest.Length >= 2 && rest[0] == (byte)'\r')
+            if (rest.Length >= 2 && rest[0] == (byte)'\r' && rest[1] == (byte)'\n')
             {
-                if (rest[1] != (byte)'\n')
-                {
-                    return 0;
-                }
-
                 // The empty line that ends the head.
-                position += 2;
-                break;
-            }
-
-            // A common name is recognised by word compares. Any other name is all token characters, and ':' is not
-            // one: the first non-token byte must be the colon, so one search both finds it and validates the name.
-            int colon = rest.Length >= 16 ? CommonFieldNameLength(rest) : 0;
-            if (colon == 0)
-            {
-                colon = rest.IndexOfAnyExcept(s_tokenChars);
-                if (colon <= 0 || rest[colon] != (byte)':')
-                {
-                    // Obsolete line folding, a line without a name, or the head is not all here yet.
-                    return 0;
-                }
-            }
-
-            if (++count > _limits.MaxRequestHeaderCount)
-            {
-                return 0;
-            }
-
-            ReadOnlySpan<byte> afterColon = rest.Slice(colon + 1);
-            ReadOnlySpan<byte> value;
-            // "Connection: keep-alive", on every TFB request, is recognised by two word compares: its line ends at
-            // index 11, exactly where the search below would have found the CR.
-            int special = colon == 10 && IsKeepAliveLine(afterColon) ? 11 : afterColon.IndexOfAnyExceptInRange((byte)0x20, (byte)0x7E);
-            if (special >= 0 && afterColon[special] == (byte)'\r' && special + 1 < afterColon.Length && afterColon[special + 1] == (byte)'\n')
-            {
-                // The usual line: SP and visible ASCII up to CRLF. The search that found the line's end has also
-                // validated its value.
-                value = TrimWhitespace(afterColon.Slice(0, special));
-                position += colon + 1 + special + 2;
-            }
-            else
-            {
-                // HTAB, obs-text or a control byte before the line's end (or no end yet): the exact checks.
-                int lf = afterColon.IndexOf((byte)'\n');
-                if (lf <= 0 || afterColon[lf - 1] != (byte)'\r')
-                {
-                    return 0;
-                }
-
-                value = TrimWhitespace(afterColon.Slice(0, lf - 1));
-                if (!IsValidFieldValue(value))
-                {
-                    return 0;
-                }
-
-                position += colon + 1 + lf + 1;
-            }
-
-            if (ApplyField(rest.Slice(0, colon), value, ref facts) != RequestRejection.None)
-            {
-                return 0;
-            }
-        }
-
-        if (position - fieldsStart - 2 > _limits.MaxRequestHeadersSize)
-        {
-            return 0;
-        }
-
-        head.HeaderCount = count;
-        return ApplyFieldFacts(ref head, in facts) == RequestRejection.None ? position : 0;
-    }
-
-    /// <summary>
-    /// The request line part of <see cref="TryParseWellFormedHead"/>: returns where the fields start, or 0 when
-    /// <see cref="ParseHead"/> must decide. A GET (every TFB request) is parsed without first searching for the line's
-    /// end: one search finds the end of the target, which must be followed by " HTTP/1.1" or " HTTP/1.0" and CRLF.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private int ParseWellFormedRequestLine(ReadOnlySpan<byte> data, ref RequestHead head)
-    {
-        if (data.Length > 4 && BinaryPrimitives.ReadUInt32LittleEndian(data) == GetSpace)
-        {
-            // The target is visible ASCII (RFC 3986 §2) and ends at the first byte that is not, a space if well formed.
-            const int TargetStart = 4;
-            int targetLength = data.Slice(TargetStart).IndexOfAnyExceptInRange((byte)0x21, (byte)0x7E);
-            int versionStart = TargetStart + targetLength + 1;
-            if (targetLength > 0 && data.Length >= versionStart + 10 && data[versionStart - 1] == (byte)' '
-                && versionStart + 8 <= _limits.MaxRequestLineSize
-                && BinaryPrimitives.ReadUInt16LittleEndian(data.Slice(versionStart + 8)) == CrLf
-                && ParseVersion(data.Slice(versionStart, 8), ref head) == RequestRejection.None)
-            {
-                head.Method = HttpMethod.Get;
-                head.MethodLength = 3;
-                head.TargetStart = TargetStart;
-                head.TargetLength = targetLength;
-                return ParseTarget(data.Slice(TargetStart, targetLength), TargetStart, ref head) == RequestRejection.None
-                    ? versionStart + 10
-                    : 0;
-            }
-
-            head = default;
-        }
-
-        int lineEnd = data.IndexOf((byte)'\n');
-        if (lineEnd <= 1 || data[lineEnd - 1] != (byte)'\r' || data[0] == (byte)'\r'
-            || lineEnd - 1 > _limits.MaxRequestLineSize
-            || ParseRequestLine(data.Slice(0, lineEnd - 1), ref head) != RequestRejection.None)
-        {
-            return 0;
-        }
-
-        return lineEnd + 1;
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private ParseStatus TryParseHeadSlow(
-        in ReadOnlySequence<byte> buffer,
-        out RequestHead head,
-        out ReadOnlySpan<byte> headBytes,
-        out int consumed,
-        out RequestRejection rejection)
-    {
-        ReadOnlySpan<byte> first = buffer.FirstSpan;
-        int end = first.IndexOf("\r\n\r\n"u8);
-        if (end > 0 && first[0] != (byte)'\r' && end + 4 <= _limits.MaxHeadSize)
-        {
-            // The whole head is in the first segment and needs no copy.
-            headBytes = first.Slice(0, end + 4);
-            consumed = headBytes.Length;
-            rejection = ParseHead(headBytes, out head);
-            return rejection == RequestRejection.None ? ParseStatus.Complete : ParseStatus.Rejected;
-        }
-
-        if (end < 0 && !buffer.IsSingleSegment && !first.IsEmpty && first[0] != (byte)'\r')
-        {
-            int length = CopyHeadAcrossSegments(buffer);
-            if (length > 0)
-            {
-                // What the general path below does for a head without leading empty lines, without its
-                // byte-by-byte search for the end.
-                headBytes = _scratch.AsSpan(0, length);
-                consumed = length;
-                if (TryParseWellFormedHead(headBytes, out head) == length)
-                {
-                    rejection = RequestRejection.None;
-                    return ParseStatus.Complete;
-                }
-
-                rejection = ParseHead(headBytes, out head);
+                progress.Position = position + 2;
+                head.HeaderCount = progress.FieldCount;
+                rejection = ApplyFieldFacts(ref head, in progress.Facts);
                 return rejection == RequestRejection.None ? ParseStatus.Complete : ParseStatus.Rejected;
             }
-        }
 
-        return TryParseHeadGeneral(buffer, out head, out headBytes, out consumed, out rejection);
+            int lineLength = FindFieldLine(rest, out int colon, out ReadOnlySpan<byte> value, out RequestRejection lineRejection);
+            if (lineLength == 0)
+            {
+                progress.Position = position;
+                rejection = RequestRejection.None;
+                return ParseStatus.Incomplete;
+            }
+
+            // A line's size and number are judged before its content: a field section over its limits is refused for
+            // that, whatever the line holds.
+            rejection = position + lineLength - progress.FieldsStart > _limits.MaxRequestHeadersSize ? RequestRejection.HeadersTooLarge
+                : ++progress.FieldCount > _limits.MaxRequestHeaderCount ? RequestRejection.TooManyHeaders
+                : lineRejection != RequestRejection.None ? lineRejection
+                : ApplyField(rest.Slice(0, colon), value, ref progress.Facts);
+            if (rejection != RequestRejection.None)
+            {
+                return ParseStatus.Rejected;
+            }
+
+            position += lineLength;
+        }
     }
 
     /// <summary>
-    /// Copies a head that starts in the first segment and ends in a later one into the scratch buffer, and returns
-    /// its length; 0 when its end (CRLF CRLF) is not within the first <see cref="HttpLimits.MaxHeadSize"/> bytes.
-    /// Each segment is searched before it is copied, so only the head's own bytes are copied.
+    /// The part of a head beyond the first segment: the segments are copied into the scratch buffer one at a time, and
+    /// after each the parse resumes at the first unfinished line. <paramref name="parsed"/> bytes of
+    /// <paramref name="buffer"/> (from the head's start) have been parsed already.
     /// </summary>
-    private int CopyHeadAcrossSegments(in ReadOnlySequence<byte> buffer)
-    {
-        byte[] scratch = _scratch ??= new byte[_limits.MaxHeadSize];
-        int copied = 0;
-        foreach (ReadOnlyMemory<byte> memory in buffer)
-        {
-            ReadOnlySpan<byte> span = memory.Span;
-            if (span.Length > scratch.Length - copied)
-            {
-                span = span.Slice(0, scratch.Length - copied);
-            }
-
-            if (span.IsEmpty)
-            {
-                if (copied == scratch.Length)
-                {
-                    break;
-                }
-
-                continue;
-            }
-
-            // An end that straddles the boundary ends within this segment's first three bytes: look at those
-            // together with the last three bytes before them (already copied), before searching the segment alone.
-            int lead = Math.Min(3, span.Length);
-            span.Slice(0, lead).CopyTo(scratch.AsSpan(copied));
-            int windowStart = Math.Max(0, copied - 3);
-            int found = scratch.AsSpan(windowStart, copied + lead - windowStart).IndexOf("\r\n\r\n"u8);
-            if (found >= 0)
-            {
-                return windowStart + found + 4;
-            }
-
-            found = span.IndexOf("\r\n\r\n"u8);
-            int take = found >= 0 ? found + 4 : span.Length;
-            span.Slice(lead, take - lead).CopyTo(scratch.AsSpan(copied + lead));
-            copied += take;
-            if (found >= 0)
-            {
-                return copied;
-            }
-        }
-
-        return 0;
-    }
-
-    /// <summary>Any head: leading empty lines, incomplete heads, limits, and heads spread over segments.</summary>
-    private ParseStatus TryParseHeadGeneral(
-        in ReadOnlySequence<byte> buffer,
-        out RequestHead head,
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private ParseStatus ParseRest(
+        scoped in ReadOnlySequence<byte> buffer,
+        int skipped,
+        int parsed,
+        scoped ref Progress progress,
+        scoped ref RequestHead head,
         out ReadOnlySpan<byte> headBytes,
         out int consumed,
         out RequestRejection rejection)
     {
-        head = default;
         headBytes = default;
-        consumed = 0;
+        consumed = skipped;
         rejection = RequestRejection.None;
+        ParseStatus status = ParseStatus.Incomplete;
+        if (!buffer.IsSingleSegment && parsed < _limits.MaxHeadSize)
+        {
+            byte[] scratch = _scratch ??= new byte[_limits.MaxHeadSize];
+            int copied = 0;
+            foreach (ReadOnlyMemory<byte> memory in buffer)
+            {
+                ReadOnlySpan<byte> span = memory.Span;
+                int take = Math.Min(span.Length, scratch.Length - copied);
+                span.Slice(0, take).CopyTo(scratch.AsSpan(copied));
+                copied += take;
+                if (copied > parsed)
+                {
+                    status = ParseLines(scratch.AsSpan(0, copied), ref progress, ref head, out rejection);
+                    parsed = copied;
+                    if (status != ParseStatus.Incomplete || copied == scratch.Length)
+                    {
+                        break;
+                    }
+                }
+            }
 
-        // RFC 9112 §2.2: a server SHOULD ignore empty lines received before the request line.
+            if (status == ParseStatus.Complete)
+            {
+                headBytes = scratch.AsSpan(0, progress.Position);
+                consumed = skipped + progress.Position;
+                return status;
+            }
+        }
+
+        if (status == ParseStatus.Incomplete)
+        {
+            rejection = CheckIncompleteLimits(buffer.Length, in progress);
+            status = rejection == RequestRejection.None ? ParseStatus.Incomplete : ParseStatus.Rejected;
+        }
+
+        return status;
+    }
+
+    /// <summary>
+    /// A buffer that starts with CR (or with an empty segment): empty lines before the request line are skipped
+    /// (RFC 9112 §2.2: a server SHOULD ignore them), then the head is parsed as usual.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private ParseStatus TryParseHeadAfterEmptyLines(
+        scoped in ReadOnlySequence<byte> buffer,
+        scoped ref Progress progress,
+        scoped ref RequestHead head,
+        out ReadOnlySpan<byte> headBytes,
+        out int consumed,
+        out RequestRejection rejection)
+    {
+        headBytes = default;
+        rejection = RequestRejection.None;
         var reader = new SequenceReader<byte>(buffer);
         while (reader.IsNext("\r\n"u8, advancePast: true))
         {
         }
 
+        int skipped = (int)Math.Min(reader.Consumed, int.MaxValue);
+        consumed = skipped;
         if (reader.End || (reader.Remaining == 1 && reader.IsNext((byte)'\r')))
         {
             // Nothing but empty lines so far: drop them and wait.
-            consumed = (int)Math.Min(reader.Consumed, int.MaxValue);
             return ParseStatus.Incomplete;
         }
 
-        int skipped = (int)reader.Consumed;
         ReadOnlySequence<byte> rest = reader.UnreadSequence;
-        if (!reader.TryReadTo(out ReadOnlySequence<byte> untilEnd, "\r\n\r\n"u8, advancePastDelimiter: true))
+        ReadOnlySpan<byte> first = rest.FirstSpan;
+        if (first.IsEmpty)
         {
-            // A request line starts with a method token (RFC 9112 §3). A first byte that cannot start one (a TLS
-            // ClientHello's 0x16 on this plain port, say) is refused now: waiting for a line end would leave such a
-            // client hanging until the request timeout.
-            if (!reader.TryPeek(out byte first) || !s_tokenChars.Contains(first))
-            {
-                rejection = RequestRejection.InvalidMethod;
-                return ParseStatus.Rejected;
-            }
-
-            rejection = CheckIncompleteLimits(rest);
-            return rejection == RequestRejection.None ? ParseStatus.Incomplete : ParseStatus.Rejected;
+            return ParseRest(rest, skipped, 0, ref progress, ref head, out headBytes, out consumed, out rejection);
         }
 
-        long length = untilEnd.Length + 4;
-        if (length > _limits.MaxHeadSize)
+        ParseStatus status = ParseLines(first, ref progress, ref head, out rejection);
+        if (status == ParseStatus.Incomplete)
         {
-            // Over the limits as a whole; find out which one for the right status.
-            rejection = CheckIncompleteLimits(rest.Slice(0, length));
-            if (rejection == RequestRejection.None)
-            {
-                rejection = RequestRejection.HeadersTooLarge;
-            }
-
-            return ParseStatus.Rejected;
+            return ParseRest(rest, skipped, first.Length, ref progress, ref head, out headBytes, out consumed, out rejection);
         }
 
-        byte[] scratch = _scratch ??= new byte[_limits.MaxHeadSize];
-        rest.Slice(0, length).CopyTo(scratch);
-        headBytes = scratch.AsSpan(0, (int)length);
-        consumed = skipped + (int)length;
-        rejection = ParseHead(headBytes, out head);
-        return rejection == RequestRejection.None ? ParseStatus.Complete : ParseStatus.Rejected;
+        headBytes = first.Slice(0, progress.Position);
+        consumed = skipped + progress.Position;
+        return status;
     }
 
-    /// <summary>Refuses a head that is still arriving but has already outgrown a limit.</summary>
-    private RequestRejection CheckIncompleteLimits(in ReadOnlySequence<byte> partial)
-    {
-        SequencePosition? lineEnd = partial.PositionOf((byte)'\n');
-        if (lineEnd is null)
-        {
-            return partial.Length > _limits.MaxRequestLineSize + 1 ? RequestRejection.RequestLineTooLong : RequestRejection.None;
-        }
+    /// <summary>
+    /// Refuses a head that is still arriving, <paramref name="available"/> bytes of it so far, but has already outgrown
+    /// a limit: its request line, or its field section (which may still end with the 2 bytes of the empty line).
+    /// </summary>
+    private RequestRejection CheckIncompleteLimits(long available, ref readonly Progress progress) =>
+        progress.FieldsStart == 0
+            ? available > _limits.MaxRequestLineSize + 1 ? RequestRejection.RequestLineTooLong : RequestRejection.None
+            : available - progress.FieldsStart > _limits.MaxRequestHeadersSize + 2 ? RequestRejection.HeadersTooLarge : RequestRejection.None;
 
-        long lineLength = partial.Slice(0, lineEnd.Value).Length;
-        if (lineLength > _limits.MaxRequestLineSize + 1)
-        {
-            return RequestRejection.RequestLineTooLong;
-        }
-
-        return partial.Length - lineLength - 1 > _limits.MaxRequestHeadersSize + 2
-            ? RequestRejection.HeadersTooLarge
-            : RequestRejection.None;
-    }
-
-    /// <summary>The head kept by <see cref="Retain"/>.</summary>
-    internal ReadOnlySpan<byte> Retained(int length) => _scratch.AsSpan(0, length);
-
-    /// <summary>Makes a copy of a head that must outlive the receive buffer (while its body is still arriving).</summary>
-    internal ReadOnlySpan<byte> Retain(ReadOnlySpan<byte> headBytes)
+    /// <summary>
+    /// Keeps a head, and what was parsed from it, while its body is still arriving: the receive buffer it was parsed
+    /// from is released before the body is read.
+    /// </summary>
+    internal void Retain(ReadOnlySpan<byte> headBytes, ref readonly RequestHead head)
     {
         byte[] scratch = _scratch ??= new byte[_limits.MaxHeadSize];
         if (!Unsafe.AreSame(ref MemoryMarshal.GetReference(headBytes), ref scratch[0]))
@@ -401,6 +282,14 @@ internal sealed partial class HttpParser
             headBytes.CopyTo(scratch);
         }
 
-        return scratch.AsSpan(0, headBytes.Length);
+        _retainedHead = head;
+        _retainedLength = headBytes.Length;
+    }
+
+    /// <summary>The head kept by <see cref="Retain"/>.</summary>
+    internal ReadOnlySpan<byte> Retained(out RequestHead head)
+    {
+        head = _retainedHead;
+        return _scratch.AsSpan(0, _retainedLength);
     }
 }

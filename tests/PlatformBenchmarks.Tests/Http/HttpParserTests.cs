@@ -1,4 +1,6 @@
 using System.Buffers;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Tests.Support;
 
@@ -104,6 +106,17 @@ public class HttpParserTests
         Assert.True(parsed.KeepAlive);
         Assert.Equal(3, parsed.HeaderCount);
         Assert.Equal(s_plaintext.Length, parsed.Consumed);
+    }
+
+    [Fact]
+    public void AHeadInTheFirstSegmentIsParsedInPlaceWithoutACopy()
+    {
+        var parser = new HttpParser(new HttpLimits());
+        ParseStatus status = parser.TryParseHead(new ReadOnlySequence<byte>(s_plaintext), out _, out ReadOnlySpan<byte> headBytes, out _, out _);
+
+        Assert.Equal(ParseStatus.Complete, status);
+        Assert.True(Unsafe.AreSame(ref MemoryMarshal.GetReference(headBytes), ref s_plaintext[0]));
+        Assert.Equal(s_plaintext.Length, headBytes.Length);
     }
 
     [Fact]
