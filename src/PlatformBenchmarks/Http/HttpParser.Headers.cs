@@ -26,92 +26,55 @@ internal sealed partial class HttpParser
         public bool ExpectContinue;
     }
 
-    /// <summary>
-    /// Finds the field line at the start of <paramref name="line"/> and returns its length with its CRLF, or 0 when its
-    /// end is not here yet. <paramref name="rejection"/> says what is wrong with the line, if anything; otherwise
-    /// <paramref name="colon"/> is the name's length and <paramref name="value"/> the value without its surrounding
-    /// whitespace. The usual line (a token name, its colon, SP and visible ASCII up to CRLF) is accepted by the searches
-    /// that find its end; any other goes to <see cref="FindFieldLineExactly"/>.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static int FindFieldLine(ReadOnlySpan<byte> line, out int colon, out ReadOnlySpan<byte> value, out RequestRejection rejection)
-    {
-        // A common name is recognised by word compares. Any other name is all token characters, and ':' is not one:
-        // the first non-token byte must be the colon, so one search both finds it and validates the name.
-        colon = line.Length >= 16 ? CommonFieldNameLength(line) : 0;
-        if (colon == 0)
-        {
-            colon = line.IndexOfAnyExcept(s_tokenChars);
-        }
-
-        if (colon > 0 && line[colon] == (byte)':')
-        {
-            // "Connection: keep-alive", on every TFB request, is recognised by two word compares: its line ends at
-            // index 11 after the colon, exactly where the search for the first byte outside SP and visible ASCII
-            // would have found the CR. That search, finding CR LF, has validated the value as well.
-            ReadOnlySpan<byte> afterColon = line.Slice(colon + 1);
-            int end = colon == 10 && IsKeepAliveLine(afterColon) ? 11 : afterColon.IndexOfAnyExceptInRange((byte)0x20, (byte)0x7E);
-            if (end >= 0 && afterColon[end] == (byte)'\r' && end + 1 < afterColon.Length && afterColon[end + 1] == (byte)'\n')
-            {
-                value = TrimWhitespace(afterColon.Slice(0, end));
-                rejection = RequestRejection.None;
-                return colon + 1 + end + 2;
-            }
-        }
-
-        return FindFieldLineExactly(line, out colon, out value, out rejection);
-    }
+    /// <summary>Where a field line's parts are, from the line's start, and what is wrong with it.</summary>
+    private readonly record struct FieldLine(int Length, int NameLength, int ValueStart, int ValueLength, RequestRejection Rejection);
 
     /// <summary>
-    /// Any field line (HTAB or obs-text in its value, a line not all here yet, an invalid line), checked in full:
-    /// see <see cref="FindFieldLine"/> for what it returns.
+    /// Finds the field line at the start of <paramref name="rest"/> and checks it in full. Its length (CRLF included)
+    /// is 0 when its end is not here yet; when it is rejected, only the length counts.
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static int FindFieldLineExactly(ReadOnlySpan<byte> line, out int colon, out ReadOnlySpan<byte> value, out RequestRejection rejection)
+    private static FieldLine FindFieldLineExactly(ReadOnlySpan<byte> rest)
     {
-        colon = 0;
-        value = default;
-        int lineEnd = line.IndexOf((byte)'\n');
+        int lineEnd = rest.IndexOf((byte)'\n');
         if (lineEnd < 0)
         {
-            rejection = RequestRejection.None;
-            return 0;
+            return default;
         }
 
-        rejection = ParseFieldLine(line.Slice(0, lineEnd), ref colon, ref value);
-        return lineEnd + 1;
-    }
-
-    /// <summary>field-line = field-name ":" OWS field-value OWS, then CR (RFC 9112 §5); <paramref name="line"/> ends before the LF.</summary>
-    private static RequestRejection ParseFieldLine(ReadOnlySpan<byte> line, ref int colon, ref ReadOnlySpan<byte> value)
-    {
+        // field-line = field-name ":" OWS field-value OWS (RFC 9112 §5), then CRLF.
+        ReadOnlySpan<byte> line = rest.Slice(0, lineEnd);
         if (line.IsEmpty || line[^1] != (byte)'\r')
         {
             // A bare LF.
-            return RequestRejection.InvalidHeaderLine;
+            return new FieldLine(lineEnd + 1, 0, 0, 0, RequestRejection.InvalidHeaderLine);
         }
 
         line = line.Slice(0, line.Length - 1);
         if (!line.IsEmpty && (line[0] == (byte)' ' || line[0] == (byte)'\t'))
         {
             // RFC 9112 §5.2: obs-fold; a server MUST either reject it or replace it, and we reject.
-            return RequestRejection.ObsoleteLineFolding;
+            return new FieldLine(lineEnd + 1, 0, 0, 0, RequestRejection.ObsoleteLineFolding);
         }
 
-        colon = line.IndexOf((byte)':');
+        int colon = line.IndexOf((byte)':');
         if (colon <= 0)
         {
-            return RequestRejection.InvalidHeaderLine;
+            return new FieldLine(lineEnd + 1, 0, 0, 0, RequestRejection.InvalidHeaderLine);
         }
 
         // Also catches whitespace between the name and the colon, which RFC 9112 §5.1 says MUST be rejected.
         if (line.Slice(0, colon).ContainsAnyExcept(s_tokenChars))
         {
-            return RequestRejection.InvalidHeaderName;
+            return new FieldLine(lineEnd + 1, 0, 0, 0, RequestRejection.InvalidHeaderName);
         }
 
-        value = TrimWhitespace(line.Slice(colon + 1));
-        return IsValidFieldValue(value) ? RequestRejection.None : RequestRejection.InvalidHeaderValue;
+        ReadOnlySpan<byte> afterColon = line.Slice(colon + 1);
+        ReadOnlySpan<byte> value = TrimWhitespace(afterColon);
+        int valueStart = colon + 1 + (afterColon.Length - afterColon.TrimStart(" \t"u8).Length);
+        return IsValidFieldValue(value)
+            ? new FieldLine(lineEnd + 1, colon, valueStart, value.Length, RequestRejection.None)
+            : new FieldLine(lineEnd + 1, 0, 0, 0, RequestRejection.InvalidHeaderValue);
     }
 
     private static bool IsValidFieldValue(ReadOnlySpan<byte> value) =>

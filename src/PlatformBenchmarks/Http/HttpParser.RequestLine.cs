@@ -43,6 +43,7 @@ internal sealed partial class HttpParser
     }
 
     /// <summary>Any request line, checked in full: see <see cref="ParseRequestLine"/> for what it returns.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private int ParseRequestLineExactly(ReadOnlySpan<byte> data, ref RequestHead head, out RequestRejection rejection)
     {
         // A request line starts with a method token (RFC 9112 §3). A first byte that cannot start one (a TLS

@@ -73,7 +73,10 @@ internal sealed partial class HttpParser
         out RequestRejection rejection)
     {
         head = default;
-        var progress = default(Progress);
+
+        // Only FieldsStart is read before the rest is written: the rest stays uninitialised on this path.
+        Unsafe.SkipInit(out Progress progress);
+        progress.FieldsStart = 0;
         ReadOnlySpan<byte> first = buffer.FirstSpan;
         if (first.IsEmpty || first[0] == (byte)'\r')
         {
@@ -82,14 +85,21 @@ internal sealed partial class HttpParser
 
         // The common case: the whole head is in the first segment and is parsed in place.
         ParseStatus status = ParseLines(first, ref progress, ref head, out rejection);
-        if (status == ParseStatus.Incomplete)
+        if (status == ParseStatus.Complete)
         {
-            return ParseRest(buffer, 0, first.Length, ref progress, ref head, out headBytes, out consumed, out rejection);
+            headBytes = first.Slice(0, progress.Position);
+            consumed = progress.Position;
+            return status;
         }
 
-        headBytes = first.Slice(0, progress.Position);
-        consumed = progress.Position;
-        return status;
+        if (status == ParseStatus.Rejected)
+        {
+            headBytes = default;
+            consumed = 0;
+            return status;
+        }
+
+        return ParseRest(buffer, 0, first.Length, ref progress, ref head, out headBytes, out consumed, out rejection);
     }
 
     /// <summary>
@@ -109,19 +119,33 @@ internal sealed partial class HttpParser
             data = data.Slice(0, _limits.MaxHeadSize);
         }
 
-        if (progress.FieldsStart == 0)
+        // The loop works on locals, written back only when it stops inside the head.
+        int fieldsStart = progress.FieldsStart;
+        int position;
+        int count;
+        FieldFacts facts;
+        if (fieldsStart == 0)
         {
-            int fieldsStart = ParseRequestLine(data, ref head, out rejection);
+            fieldsStart = ParseRequestLine(data, ref head, out rejection);
             if (fieldsStart <= 0)
             {
                 return fieldsStart == 0 ? ParseStatus.Incomplete : ParseStatus.Rejected;
             }
 
             progress.FieldsStart = fieldsStart;
-            progress.Position = fieldsStart;
+            position = fieldsStart;
+            count = 0;
+            facts = default;
+        }
+        else
+        {
+            position = progress.Position;
+            count = progress.FieldCount;
+            facts = progress.Facts;
         }
 
-        int position = progress.Position;
+        int maxFieldsEnd = fieldsStart + _limits.MaxRequestHeadersSize;
+        int maxCount = _limits.MaxRequestHeaderCount;
         while (true)
         {
             ReadOnlySpan<byte> rest = data.Slice(position);
@@ -129,31 +153,68 @@ internal sealed partial class HttpParser
             {
                 // The empty line that ends the head.
                 progress.Position = position + 2;
-                head.HeaderCount = progress.FieldCount;
-                rejection = ApplyFieldFacts(ref head, in progress.Facts);
+                head.HeaderCount = count;
+                rejection = ApplyFieldFacts(ref head, in facts);
                 return rejection == RequestRejection.None ? ParseStatus.Complete : ParseStatus.Rejected;
             }
 
-            int lineLength = FindFieldLine(rest, out int colon, out ReadOnlySpan<byte> value, out RequestRejection lineRejection);
+            // A common name is recognised by word compares. Any other name is all token characters, and ':' is not
+            // one: the first non-token byte must be the colon, so one search both finds it and validates the name.
+            int colon = rest.Length >= 16 ? CommonFieldNameLength(rest) : 0;
+            if (colon == 0)
+            {
+                colon = rest.IndexOfAnyExcept(s_tokenChars);
+            }
+
+            int lineLength = 0;
+            ReadOnlySpan<byte> value = default;
+            if (colon > 0 && rest[colon] == (byte)':')
+            {
+                // The usual value is SP and visible ASCII up to CRLF: the search that finds the line's end, finding CR
+                // LF, has validated the value as well. "Connection: keep-alive", on every TFB request, is recognised
+                // by two word compares instead: its line ends at index 11 after the colon, where the search would
+                // have found the CR.
+                ReadOnlySpan<byte> afterColon = rest.Slice(colon + 1);
+                int end = colon == 10 && IsKeepAliveLine(afterColon) ? 11 : afterColon.IndexOfAnyExceptInRange((byte)0x20, (byte)0x7E);
+                if (end >= 0 && afterColon[end] == (byte)'\r' && end + 1 < afterColon.Length && afterColon[end + 1] == (byte)'\n')
+                {
+                    value = TrimWhitespace(afterColon.Slice(0, end));
+                    lineLength = colon + 1 + end + 2;
+                }
+            }
+
+            RequestRejection result = RequestRejection.None;
             if (lineLength == 0)
             {
-                progress.Position = position;
-                rejection = RequestRejection.None;
-                return ParseStatus.Incomplete;
+                // Any other line (HTAB or obs-text in its value, not all here yet, invalid) is checked exactly.
+                FieldLine line = FindFieldLineExactly(rest);
+                if (line.Length == 0)
+                {
+                    progress.Position = position;
+                    progress.FieldCount = count;
+                    progress.Facts = facts;
+                    rejection = RequestRejection.None;
+                    return ParseStatus.Incomplete;
+                }
+
+                lineLength = line.Length;
+                colon = line.NameLength;
+                value = rest.Slice(line.ValueStart, line.ValueLength);
+                result = line.Rejection;
             }
 
             // A line's size and number are judged before its content: a field section over its limits is refused for
             // that, whatever the line holds.
-            rejection = position + lineLength - progress.FieldsStart > _limits.MaxRequestHeadersSize ? RequestRejection.HeadersTooLarge
-                : ++progress.FieldCount > _limits.MaxRequestHeaderCount ? RequestRejection.TooManyHeaders
-                : lineRejection != RequestRejection.None ? lineRejection
-                : ApplyField(rest.Slice(0, colon), value, ref progress.Facts);
-            if (rejection != RequestRejection.None)
+            position += lineLength;
+            result = position > maxFieldsEnd ? RequestRejection.HeadersTooLarge
+                : ++count > maxCount ? RequestRejection.TooManyHeaders
+                : result != RequestRejection.None ? result
+                : ApplyField(rest.Slice(0, colon), value, ref facts);
+            if (result != RequestRejection.None)
             {
+                rejection = result;
                 return ParseStatus.Rejected;
             }
-
-            position += lineLength;
         }
     }
 
@@ -256,8 +317,12 @@ internal sealed partial class HttpParser
             return ParseRest(rest, skipped, first.Length, ref progress, ref head, out headBytes, out consumed, out rejection);
         }
 
-        headBytes = first.Slice(0, progress.Position);
-        consumed = skipped + progress.Position;
+        if (status == ParseStatus.Complete)
+        {
+            headBytes = first.Slice(0, progress.Position);
+            consumed = skipped + progress.Position;
+        }
+
         return status;
     }
 
