@@ -64,7 +64,7 @@ internal sealed partial class HttpParser
     /// <see cref="ParseStatus.Incomplete"/>, <paramref name="consumed"/> counts the leading empty lines, which may be
     /// dropped.
     /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    [MethodImpl(MethodImplOptions.NoInlining)]
     public ParseStatus TryParseHead(
         in ReadOnlySequence<byte> buffer,
         out RequestHead head,
@@ -108,9 +108,7 @@ internal sealed partial class HttpParser
     /// <see cref="Progress.Position"/> at that line's start, so a longer copy of the same bytes resumes there; on
     /// <see cref="ParseStatus.Complete"/>, <see cref="Progress.Position"/> is the head's length.
     /// </summary>
-    // Kept out of line: inlined into TryParseHead (and from there into each caller) it made callers' code 2-4 KB and
-    // its speed depend on the caller, 70 to 110 ns for the same TFB request in measurements; out of line it is ~70.
-    [MethodImpl(MethodImplOptions.NoInlining)]
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private ParseStatus ParseLines(ReadOnlySpan<byte> data, scoped ref Progress progress, scoped ref RequestHead head, out RequestRejection rejection)
     {
         if (data.Length > _limits.MaxHeadSize)
