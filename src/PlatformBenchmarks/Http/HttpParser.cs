@@ -193,8 +193,6 @@ internal sealed partial class HttpParser
             facts = progress.Facts;
         }
 
-        int maxFieldsEnd = fieldsStart + _limits.MaxRequestHeadersSize;
-        int maxCount = _limits.MaxRequestHeaderCount;
         while (true)
         {
             ReadOnlySpan<byte> rest = data.Slice(position);
@@ -254,12 +252,12 @@ internal sealed partial class HttpParser
 
             position += lineLength;
             count++;
-            if (position > maxFieldsEnd || count > maxCount || lineRejection != RequestRejection.None)
+            if (position - fieldsStart > _limits.MaxRequestHeadersSize || count > _limits.MaxRequestHeaderCount || lineRejection != RequestRejection.None)
             {
                 // A line's size and number are judged before its content: a field section over its limits is refused
                 // for that, whatever the line holds.
-                rejection = position > maxFieldsEnd ? RequestRejection.HeadersTooLarge
-                    : count > maxCount ? RequestRejection.TooManyHeaders
+                rejection = position - fieldsStart > _limits.MaxRequestHeadersSize ? RequestRejection.HeadersTooLarge
+                    : count > _limits.MaxRequestHeaderCount ? RequestRejection.TooManyHeaders
                     : lineRejection;
                 return ParseStatus.Rejected;
             }
