@@ -213,6 +213,7 @@ internal sealed partial class HttpParser
     }
 
     /// <summary>Strips optional whitespace, SP and HTAB (RFC 9110 §5.6.3), from both ends.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static ReadOnlySpan<byte> TrimWhitespace(ReadOnlySpan<byte> value)
     {
         int start = 0;

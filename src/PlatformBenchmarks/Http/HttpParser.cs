@@ -96,7 +96,9 @@ internal sealed partial class HttpParser
     /// </summary>
     // Kept out of line, so what is inlined into each caller is small: inlined there, the parse made callers' code 2-4
     // KB and its speed depend on the caller (70 to 110 ns for the same TFB request in measurements, ~70 out of line).
+    // The frame's locals are all written before they are read; not zeroing them saves a few ns per head.
     [MethodImpl(MethodImplOptions.NoInlining)]
+    [SkipLocalsInit]
     private int ParseInFirstSegment(ReadOnlySpan<byte> first, out RequestHead head)
     {
         head = default;
@@ -116,9 +118,13 @@ internal sealed partial class HttpParser
             return progress.Position;
         }
 
-        _stopped = new Stopped(progress, status, rejection, first.Length);
+        Stop(in progress, status, rejection, first.Length);
         return 0;
     }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void Stop(ref readonly Progress progress, ParseStatus status, RequestRejection rejection, int parsed) =>
+        _stopped = new Stopped(progress, status, rejection, parsed);
 
     /// <summary>
     /// Where a parse of the first segment stopped short of a whole head: how far it got, and whether it stopped
