@@ -57,6 +57,10 @@ internal sealed partial class HttpResponse
         _written = false;
     }
 
+    // The body is buffered and copied behind its head rather than written straight into the pipe: measured with
+    // Writing/BodyCopyBenchmarks, even a lower bound of the straight path (the length known in advance, nothing filled
+    // in afterwards) took 1.08x the time of buffering and copying for 20 World rows and 1.01x for 100. Writing into the
+    // pipe's blocks costs the JSON writer more than one copy of a few KiB does.
     /// <summary>A reusable buffer for a body whose length is known only once it is written; emptied here.</summary>
     public IBufferWriter<byte> StartBody()
     {
