@@ -10,12 +10,13 @@ internal sealed partial class HttpParser
 
     /// <summary>
     /// Parses the request line at the start of <paramref name="data"/> and returns where the field lines start; 0 when
-    /// the line is not all here yet, -1 when it is rejected. A GET (every TFB request) is parsed without first
+    /// the line is not all here yet; the rejection, negated, when it is rejected (a return value, not an out parameter,
+    /// so that the caller's locals stay in registers). A GET (every TFB request) is parsed without first
     /// searching for the line's end: one search finds the end of the target, which must be followed by " HTTP/1.1" or
     /// " HTTP/1.0" and CRLF. Any other line is checked by <see cref="ParseRequestLineExactly"/>.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private int ParseRequestLine(ReadOnlySpan<byte> data, ref RequestHead head, out RequestRejection rejection)
+    private int ParseRequestLine(ReadOnlySpan<byte> data, ref RequestHead head)
     {
         if (data.Length > 4 && BinaryPrimitives.ReadUInt32LittleEndian(data) == GetSpace)
         {
@@ -32,37 +33,36 @@ internal sealed partial class HttpParser
                 head.MethodLength = 3;
                 head.TargetStart = TargetStart;
                 head.TargetLength = targetLength;
-                rejection = ParseTarget(data.Slice(TargetStart, targetLength), TargetStart, ref head);
-                return rejection == RequestRejection.None ? versionStart + 10 : -1;
+                RequestRejection target = ParseTarget(data.Slice(TargetStart, targetLength), TargetStart, ref head);
+                return target == RequestRejection.None ? versionStart + 10 : -(int)target;
             }
 
             head = default;
         }
 
-        return ParseRequestLineExactly(data, ref head, out rejection);
+        return ParseRequestLineExactly(data, ref head);
     }
 
     /// <summary>Any request line, checked in full: see <see cref="ParseRequestLine"/> for what it returns.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private int ParseRequestLineExactly(ReadOnlySpan<byte> data, ref RequestHead head, out RequestRejection rejection)
+    private int ParseRequestLineExactly(ReadOnlySpan<byte> data, ref RequestHead head)
     {
         // A request line starts with a method token (RFC 9112 §3). A first byte that cannot start one (a TLS
         // ClientHello's 0x16 on this plain port, say) is refused now: waiting for a line end would leave such a client
         // hanging until the request timeout.
         if (!s_tokenChars.Contains(data[0]))
         {
-            rejection = RequestRejection.InvalidMethod;
-            return -1;
+            return -(int)RequestRejection.InvalidMethod;
         }
 
         // The length is judged first, as it is for a line still arriving: a line is too long once MaxRequestLineSize
         // bytes and a CR have come without its LF, whatever follows.
         int lineEnd = data.IndexOf((byte)'\n');
-        rejection = lineEnd < 0 ? RequestRejection.None
+        RequestRejection rejection = lineEnd < 0 ? RequestRejection.None
             : lineEnd - 1 > _limits.MaxRequestLineSize ? RequestRejection.RequestLineTooLong
             : data[lineEnd - 1] != (byte)'\r' ? RequestRejection.InvalidRequestLine // a bare LF
             : ParseRequestLineParts(data.Slice(0, lineEnd - 1), ref head);
-        return lineEnd < 0 ? 0 : rejection == RequestRejection.None ? lineEnd + 1 : -1;
+        return lineEnd < 0 ? 0 : rejection == RequestRejection.None ? lineEnd + 1 : -(int)rejection;
     }
 
     /// <summary>request-line = method SP request-target SP HTTP-version (RFC 9112 §3).</summary>

@@ -118,13 +118,13 @@ internal sealed partial class HttpParser
             return progress.Position;
         }
 
-        Stop(in progress, status, rejection, first.Length);
+        Stop(progress.Position, progress.FieldsStart, progress.FieldCount, progress.Facts, status, rejection, first.Length);
         return 0;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private void Stop(ref readonly Progress progress, ParseStatus status, RequestRejection rejection, int parsed) =>
-        _stopped = new Stopped(progress, status, rejection, parsed);
+    private void Stop(int position, int fieldsStart, int fieldCount, FieldFacts facts, ParseStatus status, RequestRejection rejection, int parsed) =>
+        _stopped = new Stopped(new Progress { Position = position, FieldsStart = fieldsStart, FieldCount = fieldCount, Facts = facts }, status, rejection, parsed);
 
     /// <summary>
     /// Where a parse of the first segment stopped short of a whole head: how far it got, and whether it stopped
@@ -181,9 +181,10 @@ internal sealed partial class HttpParser
         FieldFacts facts;
         if (fieldsStart == 0)
         {
-            fieldsStart = ParseRequestLine(data, ref head, out rejection);
+            fieldsStart = ParseRequestLine(data, ref head);
             if (fieldsStart <= 0)
             {
+                rejection = (RequestRejection)(-fieldsStart);
                 return fieldsStart == 0 ? ParseStatus.Incomplete : ParseStatus.Rejected;
             }
 
