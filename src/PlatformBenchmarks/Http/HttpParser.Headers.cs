@@ -213,7 +213,6 @@ internal sealed partial class HttpParser
     }
 
     /// <summary>Strips optional whitespace, SP and HTAB (RFC 9110 §5.6.3), from both ends.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static ReadOnlySpan<byte> TrimWhitespace(ReadOnlySpan<byte> value)
     {
         int start = 0;
@@ -224,6 +223,28 @@ internal sealed partial class HttpParser
 
         int end = value.Length;
         while (end > start && (value[end - 1] == (byte)' ' || value[end - 1] == (byte)'\t'))
+        {
+            end--;
+        }
+
+        return value.Slice(start, end - start);
+    }
+
+    /// <summary>
+    /// Strips SP from both ends of a value known to hold only SP and visible ASCII, so no HTAB: the optional
+    /// whitespace of the usual field line (RFC 9110 §5.6.3).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ReadOnlySpan<byte> TrimSpaces(ReadOnlySpan<byte> value)
+    {
+        int start = 0;
+        while (start < value.Length && value[start] == (byte)' ')
+        {
+            start++;
+        }
+
+        int end = value.Length;
+        while (end > start && value[end - 1] == (byte)' ')
         {
             end--;
         }

@@ -39,6 +39,9 @@ internal sealed partial class HttpParser
     private RequestHead _retainedHead;
     private int _retainedLength;
 
+    // How many bytes beyond those already parsed a head spanning segments gathers before it is parsed again.
+    private const int ParseStep = 512;
+
     // Where the parse of the first segment stopped, when it did not reach the head's end (see ParseInFirstSegment).
     private Stopped _stopped;
 
@@ -200,6 +203,9 @@ internal sealed partial class HttpParser
             facts = progress.Facts;
         }
 
+        // The limits as bounds on the loop's own locals: a field section ends by maxFieldsEnd and holds maxCount lines.
+        int maxFieldsEnd = fieldsStart + _limits.MaxRequestHeadersSize;
+        int maxCount = _limits.MaxRequestHeaderCount;
         while (true)
         {
             ReadOnlySpan<byte> rest = data.Slice(position);
@@ -220,8 +226,6 @@ internal sealed partial class HttpParser
                 colon = rest.IndexOfAnyExcept(s_tokenChars);
             }
 
-            int lineLength = 0;
-            ReadOnlySpan<byte> value = default;
             if (colon > 0 && rest[colon] == (byte)':')
             {
                 // The usual value is SP and visible ASCII up to CRLF: the search that finds the line's end, finding CR
@@ -232,47 +236,48 @@ internal sealed partial class HttpParser
                 int end = colon == 10 && IsKeepAliveLine(afterColon) ? 11 : afterColon.IndexOfAnyExceptInRange((byte)0x20, (byte)0x7E);
                 if (end >= 0 && afterColon[end] == (byte)'\r' && end + 1 < afterColon.Length && afterColon[end + 1] == (byte)'\n')
                 {
-                    value = TrimWhitespace(afterColon.Slice(0, end));
-                    lineLength = colon + 1 + end + 2;
+                    // A line's size and number are judged before its content: a field section over its limits is
+                    // refused for that, whatever the line holds.
+                    position += colon + 1 + end + 2;
+                    if (position > maxFieldsEnd || ++count > maxCount)
+                    {
+                        rejection = position > maxFieldsEnd ? RequestRejection.HeadersTooLarge : RequestRejection.TooManyHeaders;
+                        return ParseStatus.Rejected;
+                    }
+
+                    rejection = ApplyField(rest.Slice(0, colon), TrimSpaces(afterColon.Slice(0, end)), ref facts);
+                    if (rejection != RequestRejection.None)
+                    {
+                        return ParseStatus.Rejected;
+                    }
+
+                    continue;
                 }
             }
 
-            RequestRejection lineRejection = RequestRejection.None;
-            if (lineLength == 0)
+            // Any other line (HTAB or obs-text in its value, not all here yet, invalid) is checked exactly.
+            FieldLine line = FindFieldLineExactly(rest);
+            if (line.Length == 0)
             {
-                // Any other line (HTAB or obs-text in its value, not all here yet, invalid) is checked exactly.
-                FieldLine line = FindFieldLineExactly(rest);
-                if (line.Length == 0)
-                {
-                    progress.Position = position;
-                    progress.FieldCount = count;
-                    progress.Facts = facts;
-                    rejection = RequestRejection.None;
-                    return ParseStatus.Incomplete;
-                }
-
-                lineLength = line.Length;
-                colon = line.NameLength;
-                value = rest.Slice(line.ValueStart, line.ValueLength);
-                lineRejection = line.Rejection;
+                progress.Position = position;
+                progress.FieldCount = count;
+                progress.Facts = facts;
+                rejection = RequestRejection.None;
+                return ParseStatus.Incomplete;
             }
 
-            position += lineLength;
-            count++;
-            if (position - fieldsStart > _limits.MaxRequestHeadersSize || count > _limits.MaxRequestHeaderCount || lineRejection != RequestRejection.None)
+            position += line.Length;
+            if (position > maxFieldsEnd || ++count > maxCount || line.Rejection != RequestRejection.None)
             {
-                // A line's size and number are judged before its content: a field section over its limits is refused
-                // for that, whatever the line holds.
-                rejection = position - fieldsStart > _limits.MaxRequestHeadersSize ? RequestRejection.HeadersTooLarge
-                    : count > _limits.MaxRequestHeaderCount ? RequestRejection.TooManyHeaders
-                    : lineRejection;
+                rejection = position > maxFieldsEnd ? RequestRejection.HeadersTooLarge
+                    : count > maxCount ? RequestRejection.TooManyHeaders
+                    : line.Rejection;
                 return ParseStatus.Rejected;
             }
 
-            RequestRejection meaning = ApplyField(rest.Slice(0, colon), value, ref facts);
-            if (meaning != RequestRejection.None)
+            rejection = ApplyField(rest.Slice(0, line.NameLength), rest.Slice(line.ValueStart, line.ValueLength), ref facts);
+            if (rejection != RequestRejection.None)
             {
-                rejection = meaning;
                 return ParseStatus.Rejected;
             }
         }
@@ -301,6 +306,7 @@ internal sealed partial class HttpParser
         if (!buffer.IsSingleSegment && parsed < _limits.MaxHeadSize)
         {
             byte[] scratch = _scratch ??= new byte[_limits.MaxHeadSize];
+            long available = Math.Min(buffer.Length, scratch.Length);
             int copied = 0;
             foreach (ReadOnlyMemory<byte> memory in buffer)
             {
@@ -308,7 +314,10 @@ internal sealed partial class HttpParser
                 int take = Math.Min(span.Length, scratch.Length - copied);
                 span.Slice(0, take).CopyTo(scratch.AsSpan(copied));
                 copied += take;
-                if (copied > parsed)
+
+                // Each parse starts again at the unfinished line, so parsing after every small segment would scan that
+                // line once per segment: the parse waits for ParseStep more bytes, or for the last of them.
+                if (copied - parsed >= ParseStep || (copied == available && copied > parsed))
                 {
                     status = ParseLines(scratch.AsSpan(0, copied), ref progress, ref head, out rejection);
                     parsed = copied;
