@@ -17,9 +17,10 @@ from loadrun.model import DB_SCRIPT, ROOT, SERVER_BIN, SERVER_PROJECT, RunError,
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process and of its live descendants (a server started through a launcher or a
-    script is still counted whole). /proc/<pid>/stat also counts threads that have already exited, which summing
-    /proc/<pid>/task/*/stat would miss."""
+    """User + system CPU time of a process and of its descendants (a server started through a launcher or a script is
+    still counted whole): the live ones, and those that ended and were waited for by a process in the tree (cutime and
+    cstime), so a child that ends between two readings does not take its time out of the sum. /proc/<pid>/stat also
+    counts threads that have already exited, which summing /proc/<pid>/task/*/stat would miss."""
     total = 0.0
     pending = [pid]
     while pending:
@@ -29,8 +30,8 @@ def cpu_seconds(pid: int) -> float:
                 fields = stat.read().rsplit(b")", 1)[1].split()
         except OSError:
             continue  # it ended meanwhile
-        # After the command name: state is field 3, utime field 14, stime field 15 (proc(5)).
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        # After the command name: state is field 3, utime 14, stime 15, cutime 16, cstime 17 (proc(5)).
+        total += (int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
         pending += children_of(current)
     return total
 

@@ -41,26 +41,16 @@ public class SocketCompletionsTests
     /// <summary>Starts the published server, sends it pipelined plaintext requests on a few connections, and reads where its CPU went.</summary>
     private static async Task<ThreadCpu> LoadServerAsync(string? switchValue)
     {
-        int port = FreePort();
+        int port = ServerProcess.FreePort();
         // Kestrel's socket transport: only there do the runtime's socket threads serve the connections.
         using Process server = ServerProcess.Start(
             ["--urls", $"http://127.0.0.1:{port}", "--Transport:Kind", "Sockets"],
             new Dictionary<string, string?> { [SocketCompletions.VariableName] = switchValue });
         try
         {
-            var banner = new StringBuilder();
-            using var startUp = new CancellationTokenSource(TimeSpan.FromMinutes(1));
-            while (await server.StandardOutput.ReadLineAsync(startUp.Token) is string line)
-            {
-                banner.AppendLine(line);
-                if (line.TrimStart().StartsWith("Cache:", StringComparison.Ordinal))
-                {
-                    break; // the banner's last line: the server is up
-                }
-            }
-
+            string banner = await ServerProcess.WaitForBannerAsync(server, TimeSpan.FromMinutes(1));
             await Task.WhenAll(Enumerable.Range(0, 4).Select(_ => SendPipelinedAsync(port, batches: 1500, depth: 16)));
-            return ReadThreadCpu(server.Id) with { Banner = banner.ToString() };
+            return ReadThreadCpu(server.Id) with { Banner = banner };
         }
         finally
         {
@@ -124,12 +114,5 @@ public class SocketCompletionsTests
         }
 
         return new ThreadCpu(sockets, workers, string.Empty);
-    }
-
-    private static int FreePort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
     }
 }

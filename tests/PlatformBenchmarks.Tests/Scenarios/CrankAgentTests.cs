@@ -93,7 +93,7 @@ public partial class CrankAgentTests
 
         // As the README says for running against scripts/db.sh's cluster: --application.variables.databasePort (and
         // databaseServer) from the command line; and a free port instead of 8080.
-        int port = FreePort();
+        int port = ServerProcess.FreePort();
         variables["serverPort"] = port.ToString(System.Globalization.CultureInfo.InvariantCulture);
         variables["databaseServer"] = database.Host!;
         variables["databasePort"] = database.Port.ToString(System.Globalization.CultureInfo.InvariantCulture);
@@ -177,7 +177,7 @@ public partial class CrankAgentTests
     private sealed class EmptyFeed : IDisposable
     {
         private readonly HttpListener _listener = new();
-        private readonly int _port = FreePort();
+        private readonly int _port = ServerProcess.FreePort();
         private readonly Task _serving;
 
         private EmptyFeed()
@@ -234,13 +234,6 @@ public partial class CrankAgentTests
 
     private static string Render(string template, Dictionary<string, string> variables) =>
         TemplateVariable().Replace(template, m => variables.TryGetValue(m.Groups["name"].Value, out string? value) ? value : throw new KeyNotFoundException($"{{{{{m.Groups["name"].Value}}}}} is not defined"));
-
-    private static int FreePort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
-    }
 
     [GeneratedRegex(@"\{\{\s*(?<name>\w+)\s*\}\}")]
     private static partial Regex TemplateVariable();

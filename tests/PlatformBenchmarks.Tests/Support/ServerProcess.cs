@@ -1,4 +1,7 @@
 using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
 
 namespace PlatformBenchmarks.Tests.Support;
 
@@ -31,5 +34,30 @@ internal static class ServerProcess
         }
 
         return Process.Start(start) ?? throw new InvalidOperationException("Could not start the server.");
+    }
+
+    /// <summary>Reads the server's start-up banner up to its last line (<c>Cache:</c>), after which it answers; returns the banner.</summary>
+    public static async Task<string> WaitForBannerAsync(Process server, TimeSpan timeout)
+    {
+        var banner = new StringBuilder();
+        using var startUp = new CancellationTokenSource(timeout);
+        while (await server.StandardOutput.ReadLineAsync(startUp.Token) is string line)
+        {
+            banner.AppendLine(line);
+            if (line.TrimStart().StartsWith("Cache:", StringComparison.Ordinal))
+            {
+                return banner.ToString();
+            }
+        }
+
+        throw new InvalidOperationException($"The server ended before it was up:\n{banner}{await server.StandardError.ReadToEndAsync(startUp.Token)}");
+    }
+
+    /// <summary>A loopback port nothing listens on right now.</summary>
+    public static int FreePort()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
     }
 }
