@@ -13,12 +13,15 @@ internal sealed class WorldCache : IDisposable
     private static readonly object[] s_keys = CreateKeys();
 
     private readonly Database _database;
-    private readonly MemoryCache _cache = new(new MemoryCacheOptions());
+    private readonly CoarseClock _clock;
+    private readonly MemoryCache _cache;
 
-    public WorldCache(Database database)
+    public WorldCache(Database database, TimeProvider time)
     {
         ArgumentNullException.ThrowIfNull(database);
         _database = database;
+        _clock = new CoarseClock(time);
+        _cache = new MemoryCache(new MemoryCacheOptions { Clock = _clock });
     }
 
     /// <summary>Entries currently cached.</summary>
@@ -64,7 +67,11 @@ internal sealed class WorldCache : IDisposable
         return new ValueTask<World[]>(worlds);
     }
 
-    public void Dispose() => _cache.Dispose();
+    public void Dispose()
+    {
+        _cache.Dispose();
+        _clock.Dispose();
+    }
 
     private bool TryGet(int id, out World world)
     {

@@ -82,7 +82,8 @@ internal static class Program
         // The host disposes these when it stops (the data source's connections, the cache, the Date timer).
         builder.Services.AddSingleton(services => new Database(
             services.GetRequiredService<IOptions<DatabaseOptions>>().Value, services.GetRequiredService<TimeProvider>()));
-        builder.Services.AddSingleton(services => new WorldCache(services.GetRequiredService<Database>()));
+        builder.Services.AddSingleton(services => new WorldCache(
+            services.GetRequiredService<Database>(), services.GetRequiredService<TimeProvider>()));
 
         builder.WebHost.ConfigureKestrel(options =>
         {

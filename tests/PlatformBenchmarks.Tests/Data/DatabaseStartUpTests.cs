@@ -22,7 +22,7 @@ public class DatabaseStartUpTests
             ConnectionString = "Host=127.0.0.1;Port=1;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass;Timeout=60",
             Multiplexing = multiplexing,
         });
-        using var cache = new WorldCache(database);
+        using var cache = new WorldCache(database, TimeProvider.System);
         var stopwatch = Stopwatch.StartNew();
 
         DatabaseStatus status = await database.TryWarmUpAsync();

@@ -34,7 +34,7 @@ public class StatementCountTests
     public async Task AWarmCacheRunsNoStatementsAtAll()
     {
         await using Database database = TestDatabase.Create(Mode.Multiplexing);
-        using var cache = new WorldCache(database);
+        using var cache = new WorldCache(database, TimeProvider.System);
         Assert.True((await cache.TryWarmUpAsync()).IsAvailable);
 
         Assert.Equal(new StatementCounts(0, 0, 0), await MeasureAsync("world", () => cache.GetCachedWorldsAsync(100).AsTask()));

@@ -10,7 +10,7 @@ public class WorldCacheTests
     [Fact]
     public async Task WarmUpCachesEveryRowOfTheTable()
     {
-        using var cache = new WorldCache(TestDatabase.Shared(Mode.Multiplexing));
+        using var cache = new WorldCache(TestDatabase.Shared(Mode.Multiplexing), TimeProvider.System);
 
         DatabaseStatus status = await cache.TryWarmUpAsync();
 
@@ -21,7 +21,7 @@ public class WorldCacheTests
     [Fact]
     public async Task AWarmCacheAnswersSynchronouslyWithTheTablesRows()
     {
-        using var cache = new WorldCache(TestDatabase.Shared(Mode.Multiplexing));
+        using var cache = new WorldCache(TestDatabase.Shared(Mode.Multiplexing), TimeProvider.System);
         await cache.TryWarmUpAsync();
         int[] table = await TestDatabase.ReadWorldTableAsync();
 
@@ -39,7 +39,7 @@ public class WorldCacheTests
     [InlineData(Mode.Pooled)]
     public async Task MissesReadThroughToTheDatabaseAndAreCached(Mode mode)
     {
-        using var cache = new WorldCache(TestDatabase.Shared(mode));
+        using var cache = new WorldCache(TestDatabase.Shared(mode), TimeProvider.System);
         int[] table = await TestDatabase.ReadWorldTableAsync();
 
         World[] worlds = await cache.GetCachedWorldsAsync(100);
