@@ -260,7 +260,7 @@ main() {
             verify jit "$TFB_DIR/platformbenchmarks.dockerfile"
             verify aot "$TFB_DIR/platformbenchmarks-aot.dockerfile"
             ;;
-        -h | --help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
+        -h | --help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
         *) die "unknown variant '$which' (jit, aot, all)" ;;
     esac
 }
