@@ -54,6 +54,7 @@ connection_string=$(bash "$root/scripts/db.sh" connection-string 2> /dev/null ||
 command -v wrk > /dev/null || { echo "settings-matrix.sh: wrk is missing (apt-get install wrk)" >&2; exit 1; }
 ulimit -n "$(ulimit -Hn)" 2> /dev/null || true
 
+echo "settings-matrix.sh: building the server (dotnet build -c Release src/PlatformBenchmarks)" >&2
 dotnet build -c Release "$root/src/PlatformBenchmarks" -v quiet -nologo > /dev/null
 server="$root/src/PlatformBenchmarks/bin/Release/net10.0/PlatformBenchmarks"
 port=18080
@@ -95,6 +96,7 @@ echo "$header"
 for round in $(seq 1 "$rounds"); do
     for entry in "${configs[@]}"; do
         name="${entry%%|*}"
+        echo "settings-matrix.sh: $name, round $round: starting" >&2
         read -r -a words <<< "${entry#*|}"
         environment=()
         arguments=()

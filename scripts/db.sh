@@ -141,6 +141,8 @@ create_cluster() {
 
 wait_ready() {
     local port="$1" i
+    pg_isready -q -h 127.0.0.1 -p "$port" && return 0
+    say "waiting for the server on port $port to accept connections (up to 30 s)"
     for ((i = 0; i < 300; i++)); do
         pg_isready -q -h 127.0.0.1 -p "$port" && return 0
         sleep 0.1

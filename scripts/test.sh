@@ -14,9 +14,10 @@ export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPE
 
 if [[ ${1:-} == --unit ]]; then
     shift
-    echo "test.sh: unit tests only (no PostgreSQL, no wrk): dotnet test PlatformBenchmarks.sln (Release)"
+    echo "test.sh: unit tests only (no PostgreSQL, no wrk): dotnet test PlatformBenchmarks.sln (Release);" \
+        "each test is listed as it finishes"
     exec dotnet test PlatformBenchmarks.sln --configuration Release --nologo --filter "Category!=System" \
-        --logger "console;verbosity=minimal" "$@"
+        --logger "console;verbosity=normal" "$@"
 fi
 
 scripts/db.sh start

@@ -9,7 +9,8 @@ WORKDIR /source
 COPY Directory.Build.props Directory.Packages.props .editorconfig ./
 COPY src/PlatformBenchmarks/ src/PlatformBenchmarks/
 COPY src/PlatformBenchmarks.Transport/ src/PlatformBenchmarks.Transport/
-RUN dotnet publish src/PlatformBenchmarks/PlatformBenchmarks.csproj -c Release -o /app
+# DebugType=none: no .pdb files in the image (a crash's stack trace then names methods without line numbers).
+RUN dotnet publish src/PlatformBenchmarks/PlatformBenchmarks.csproj -c Release -p:DebugType=none -o /app
 
 FROM mcr.microsoft.com/dotnet/aspnet:10.0 AS runtime
 WORKDIR /app

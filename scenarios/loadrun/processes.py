@@ -140,8 +140,8 @@ def start_database(env: dict[str, str]) -> str | None:
         say("using the ConnectionString from the environment")
         return env["ConnectionString"]
     if not DB_SCRIPT.exists():
-        say(f"{DB_SCRIPT.relative_to(ROOT)} does not exist on this branch: the database tests will fail against a "
-            "server without database routes")
+        say(f"{DB_SCRIPT.relative_to(ROOT)} is missing, so no local PostgreSQL was started: the database tests will "
+            "fail unless ConnectionString names a running database (or leave them out with --tests plaintext,json)")
         return None
     say("starting the local PostgreSQL: scripts/db.sh start")
     started = subprocess.run(["bash", str(DB_SCRIPT), "start"], cwd=ROOT)

@@ -7,21 +7,24 @@ internal sealed class TransportSettings
 {
     /// <summary>
     /// Wait for data before taking a receive buffer from the pool (saves memory on idle connections). Kept on: turning it
-    /// off measured 6% slower on plaintext and 9% on json.
+    /// off was level within the noise (scenarios/results/20261124-sockets-settings-and-spinning.md, first run: 0.72
+    /// against 0.71 µs of server CPU per response on pipelined plaintext, 9.16 against 9.56 µs on json).
     /// </summary>
     public bool WaitForDataBeforeAllocatingBuffer { get; set; } = true;
 
     /// <summary>
-    /// Run socket continuations inline on the I/O thread instead of queuing them to the thread pool. On by default:
-    /// measured with scenarios/settings-matrix.sh on 2 cores, +11% pipelined plaintext (0.82 vs 0.94 µs of server CPU
-    /// per response), json level, the database routes level within noise. Safe because no endpoint blocks: the
-    /// database work is asynchronous.
+    /// Run socket continuations inline on the I/O thread instead of queuing them to the thread pool. On by default. It
+    /// was measured only together with inline socket completions, with scenarios/settings-matrix.sh on 2 cores
+    /// (scenarios/results/20261124-sockets-settings-and-spinning.md, first run): against Kestrel's defaults the two took
+    /// the server CPU per response from 0.93 to 0.71 µs on pipelined plaintext and from 11.70 to 9.56 µs on json.
+    /// Safe because no endpoint blocks: the database work is asynchronous.
     /// </summary>
     public bool UnsafePreferInlineScheduling { get; set; } = true;
 
     /// <summary>
-    /// Number of I/O queues; 0 keeps Kestrel's default (the processor count, at most 16). On 2 cores, 1 queue measured
-    /// 7% and 18% slower (plaintext, json) than the default 2, and 4 queues no better.
+    /// Number of I/O queues; 0 keeps Kestrel's default (the processor count, at most 16). On 2 cores, 1 queue cost a
+    /// little more than the default 2 (scenarios/results/20261124-sockets-settings-and-spinning.md, first run: 0.76
+    /// against 0.71 µs of server CPU per response on pipelined plaintext, 10.01 against 9.56 µs on json).
     /// </summary>
     public int IOQueueCount { get; set; }
 

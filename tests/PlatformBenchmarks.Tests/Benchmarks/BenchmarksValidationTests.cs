@@ -27,4 +27,22 @@ public class BenchmarksValidationTests
         Assert.True(outcome.Succeeded, outcome.Describe());
         Assert.True(outcome.BenchmarkCount >= 31, $"Only {outcome.BenchmarkCount} benchmark cases ran.");
     }
+
+    /// <summary>
+    /// The <c>--validate</c> command as a person runs it (the benchmarks program, built beside this assembly): when every
+    /// benchmark passes it prints its one summary line and nothing else, no BenchmarkDotNet log, no table that looks like
+    /// a measurement.
+    /// </summary>
+    [Fact]
+    public async Task TheValidateCommandPrintsOnlyItsSummaryLineOnSuccess()
+    {
+        string program = Path.Combine(AppContext.BaseDirectory, "PlatformBenchmarks.Benchmarks.dll");
+
+        ProcessResult result = await ChildProcess.RunAsync("dotnet", [program, PlatformBenchmarks.Benchmarks.Program.ValidateArgument], TimeSpan.FromMinutes(2));
+
+        Assert.True(result.ExitCode == 0, result.ToString());
+        Assert.Equal(string.Empty, result.Error);
+        string line = Assert.Single(result.Output.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.Matches(@"^Validation passed: \d+ benchmark cases ran once each\.$", line.TrimEnd('\r'));
+    }
 }

@@ -8,7 +8,7 @@ public class PublishTests
     /// <summary>
     /// Each TFB dockerfile's COPY and publish steps, replayed without Docker (docker/verify-publish.sh), give a folder
     /// that the runtime stage's base image can run, with no debug symbols in it, and a server that answers /plaintext and
-    /// /json on the port benchmark_config.json names. The Native AOT publish takes about 75 s on two cores.
+    /// /json on the port benchmark_config.json names. The Native AOT publish takes about 40 s on two cores.
     /// </summary>
     [Theory]
     [InlineData("jit", "in 10.0's aspnet image")]

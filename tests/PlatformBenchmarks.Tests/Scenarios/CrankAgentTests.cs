@@ -13,7 +13,8 @@ namespace PlatformBenchmarks.Tests.Scenarios;
 /// What a crank agent does with the server job of scenarios/*.benchmarks.yml, replayed here because crank itself does
 /// not restore on this machine. Read from crank's agent (dotnet/crank, src/Microsoft.Crank.Agent/Startup.cs): it
 /// patches the nearest NuGet.config above the project with its own seven feeds (mapping them to every package when the
-/// file maps sources), publishes with <c>dotnet publish {project} -c Release --disable-build-servers -o published</c>,
+/// file maps sources), installs the SDK the nearest global.json names when the job sets <c>noGlobalJson</c> (and pins
+/// the file to it; without that setting it writes its own channel's SDK version into the file), publishes with <c>dotnet publish {project} -c Release --disable-build-servers -o published</c>,
 /// <c>/p:RestoreNoCache=true</c> and <c>--framework</c> from the job (else from the project file, else net8.0), then
 /// runs <c>dotnet published/{assembly}.dll</c> with the job's arguments and environment, rendered from its variables.
 /// The agent's feeds are on the internet; an empty NuGet feed served over HTTP on loopback stands in for each (a remote
@@ -49,6 +50,16 @@ public partial class CrankAgentTests
             using var feed = EmptyFeed.Start();
             string patched = PatchNuGetConfigAsTheAgentDoes(Path.GetDirectoryName(project)!, feed);
             Assert.Equal(Path.Combine(app, "NuGet.config"), patched);
+
+            // The agent's SDK: with noGlobalJson, exactly the version the nearest global.json names (the file's
+            // rollForward becomes disable). Without it the agent's own channel's SDK, which no replay here can know.
+            // This machine cannot install that exact version, so the replay keeps the file's own rollForward and
+            // requires the SDK it builds with to be of the same feature band.
+            Assert.Equal("true", job.GetValueOrDefault("noGlobalJson") as string);
+            string agentSdk = SdkOfTheNearestGlobalJson(Path.GetDirectoryName(project)!);
+            ProcessResult sdk = await ChildProcess.RunAsync("bash", ["-c", "cd \"$0\" && dotnet --version", Path.GetDirectoryName(project)!], TimeSpan.FromMinutes(1));
+            Assert.True(sdk.ExitCode == 0, sdk.ToString());
+            Assert.Equal(FeatureBand(agentSdk), FeatureBand(sdk.Output.Trim()));
 
             // The agent's choice: the job's framework, else a TargetFramework in the project file itself, else net8.0.
             string framework = job.GetValueOrDefault("framework") as string
@@ -171,6 +182,29 @@ public partial class CrankAgentTests
 
         document.Save(path);
         return path;
+    }
+
+    /// <summary>The agent's search for global.json: the project's folder, then each parent; the file's sdk.version.</summary>
+    private static string SdkOfTheNearestGlobalJson(string projectFolder)
+    {
+        for (var folder = new DirectoryInfo(projectFolder); folder is not null; folder = folder.Parent)
+        {
+            string path = Path.Combine(folder.FullName, "global.json");
+            if (File.Exists(path))
+            {
+                using var document = System.Text.Json.JsonDocument.Parse(File.ReadAllText(path));
+                return document.RootElement.GetProperty("sdk").GetProperty("version").GetString()!;
+            }
+        }
+
+        throw new FileNotFoundException($"no global.json above {projectFolder}");
+    }
+
+    /// <summary>An SDK version's feature band: 10.0.401 → 10.0.4.</summary>
+    private static string FeatureBand(string version)
+    {
+        string[] parts = version.Split('-')[0].Split('.');
+        return $"{parts[0]}.{parts[1]}.{int.Parse(parts[2], System.Globalization.CultureInfo.InvariantCulture) / 100}";
     }
 
     /// <summary>A NuGet v3 feed with no packages: a service index naming a package base address where every lookup is 404.</summary>
