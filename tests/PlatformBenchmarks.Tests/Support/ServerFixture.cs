@@ -75,6 +75,13 @@ public sealed class RawClient : IDisposable
 
     public async Task SendAsync(string text) => await Stream.WriteAsync(Requests.Bytes(text));
 
+    /// <summary>Completes once the server's first bytes have arrived, leaving them unread (a peek).</summary>
+    public async Task ServerHasSentAsync()
+    {
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(10));
+        await _socket.ReceiveAsync(new byte[1], SocketFlags.Peek, timeout.Token);
+    }
+
     internal Task<RawResponse?> ReadAsync(bool head = false) =>
         RawResponse.ReadAsync(Stream, head, new CancellationTokenSource(TimeSpan.FromSeconds(10)).Token);
 
