@@ -1,4 +1,3 @@
-using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
@@ -16,8 +15,6 @@ internal static class ServerSettings
 {
     public static IServiceCollection AddServerSettings(this IServiceCollection services, IConfiguration configuration)
     {
-        services.TryAddSingleton(TimeProvider.System);
-
         services.AddOptions<HttpLimits>().Configure(options => Guard(() => configuration.GetSection("Http").Bind(options))).ValidateOnStart();
         services.AddSingleton<IValidateOptions<HttpLimits>, HttpLimitsValidator>();
 

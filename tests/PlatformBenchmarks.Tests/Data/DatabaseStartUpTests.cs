@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Microsoft.Extensions.Time.Testing;
 using Npgsql;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Tests.Support;
@@ -21,7 +22,7 @@ public class DatabaseStartUpTests
         {
             ConnectionString = "Host=127.0.0.1;Port=1;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass;Timeout=60",
             Multiplexing = multiplexing,
-        });
+        }, new FakeTimeProvider());
         using var cache = new WorldCache(database);
         var stopwatch = Stopwatch.StartNew();
 
@@ -43,7 +44,7 @@ public class DatabaseStartUpTests
     {
         // The cluster's "postgres" database exists but holds no world or fortune table.
         var settings = new NpgsqlConnectionStringBuilder(TestDatabase.ConnectionString) { Database = "postgres" };
-        await using var database = new Database(new DatabaseOptions { ConnectionString = settings.ConnectionString });
+        await using var database = new Database(new DatabaseOptions { ConnectionString = settings.ConnectionString }, new FakeTimeProvider());
 
         DatabaseStatus status = await database.TryWarmUpAsync();
 

@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Time.Testing;
 using Npgsql;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Tests.Support;
@@ -56,7 +57,7 @@ public class StatementCountTests
         {
             ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
             Multiplexing = options.Multiplexing,
-        });
+        }, new FakeTimeProvider());
         try
         {
             Assert.True((await database.TryWarmUpAsync()).IsAvailable);
@@ -66,7 +67,7 @@ public class StatementCountTests
             {
                 ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
                 Multiplexing = options.Multiplexing,
-            });
+            }, new FakeTimeProvider());
             long before = await CommittedTransactionsAsync();
 
             await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => database.LoadWorldsAsync(20).AsTask()));
