@@ -95,8 +95,6 @@ internal abstract class TransportLoop : PipeScheduler
 
     internal LinuxConnectionListener Listener => _listener;
 
-    public bool IsOnLoopThread => t_current == this;
-
     public int ManagedThreadId => _thread.ManagedThreadId;
 
     public void Start() => _thread.Start(this);
