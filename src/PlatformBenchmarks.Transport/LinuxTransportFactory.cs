@@ -26,7 +26,8 @@ public sealed class LinuxTransportFactory : IConnectionListenerFactory, IConnect
             throw new ArgumentOutOfRangeException(nameof(kind), kind, "This transport runs IoUring or Epoll.");
         }
 
-        options.Validate();
+        // The host has validated its options already; these may come from code.
+        TransportOptionsValidator.ThrowIfInvalid(options);
         _kind = kind;
         _options = options;
         _logger = loggerFactory.CreateLogger("PlatformBenchmarks.Transport");

@@ -19,6 +19,7 @@ internal static class ServerSettings
         services.AddSingleton<IValidateOptions<HttpLimits>, HttpLimitsValidator>();
 
         services.AddOptions<TransportSettings>().Configure(options => Guard(() => configuration.GetSection("Transport").Bind(options))).ValidateOnStart();
+        services.AddSingleton<IValidateOptions<TransportSettings>, TransportSettingsValidator>();
         services.AddOptions<TransportOptions>().Configure(options => Guard(() => configuration.GetSection("Transport").Bind(options))).ValidateOnStart();
         services.AddSingleton<IValidateOptions<TransportOptions>, TransportOptionsValidator>();
 

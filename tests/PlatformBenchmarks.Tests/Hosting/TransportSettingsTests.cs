@@ -10,14 +10,23 @@ public class TransportSettingsTests
 {
     [Theory]
     [InlineData("Kind", "Fast")]
+    [InlineData("Kind", "9")]
     [InlineData("ThreadCount", "-1")]
+    [InlineData("ThreadCount", "1025")]
     [InlineData("ThreadCount", "many")]
     [InlineData("MaxReadBufferSize", "0")]
+    [InlineData("MaxWriteBufferSize", "4095")]
+    [InlineData("DrainTimeout", "00:00:00")]
+    [InlineData("DrainTimeout", "-00:00:01")]
+    [InlineData("DrainTimeout", "50.00:00:00")]
+    [InlineData("IOQueueCount", "-1")]
+    [InlineData("IOQueueCount", "1025")]
     public void AnUnusableTransportSettingStopsTheServerAtStartUpNamingTheKey(string key, string value)
     {
         SettingsException exception = Assert.Throws<SettingsException>(() => Program.BuildApplication(["--urls", "http://127.0.0.1:0", $"--Transport:{key}", value], new FakeTimeProvider()));
 
         Assert.Contains($"'Transport:{key}'", exception.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain('\n', exception.Message);
     }
 
     [Theory]
