@@ -55,7 +55,7 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
         {
             List<Fortune> fortunes = await LoadFortunesAsync();
             World world = await LoadSingleWorldAsync();
-            return new DatabaseStatus(true, $"{Settings}: {fortunes.Count} fortunes, world {world.Id} read");
+            return new DatabaseStatus(true, $"{Settings}: {fortunes.Count} fortunes read, probe read of World row {world.Id} succeeded");
         }
         catch (DatabaseUnavailableException exception)
         {
