@@ -46,16 +46,13 @@ internal static class ServerSettings
     public static WebApplication BuildValidated(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
-        return Translated(() =>
-        {
-            WebApplication app = builder.Build();
-            app.Services.GetRequiredService<IStartupValidator>().Validate();
-            return app;
-        });
+        WebApplication app = Translated(builder.Build);
+        ValidateOrThrow(app.Services);
+        return app;
     }
 
-    /// <summary>Binds and validates every section registered in <paramref name="services"/>, as <see cref="BuildValidated"/> does.</summary>
-    public static void ValidateOrThrow(IServiceProvider services)
+    /// <summary>Binds and validates every section registered in <paramref name="services"/>; throws <see cref="SettingsException"/>.</summary>
+    internal static void ValidateOrThrow(IServiceProvider services)
         => Translated(() =>
         {
             services.GetRequiredService<IStartupValidator>().Validate();
