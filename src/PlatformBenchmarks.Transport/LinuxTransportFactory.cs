@@ -15,20 +15,23 @@ public sealed class LinuxTransportFactory : IConnectionListenerFactory, IConnect
     private readonly ILogger _logger;
     private readonly TimeProvider _time;
 
-    public LinuxTransportFactory(TransportKind kind, TransportOptions options, ILoggerFactory loggerFactory, TimeProvider? time = null)
+    /// <param name="time">The clock of the drain timeout and the accept back-off.</param>
+    public LinuxTransportFactory(TransportKind kind, TransportOptions options, ILoggerFactory loggerFactory, TimeProvider time)
     {
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(loggerFactory);
+        ArgumentNullException.ThrowIfNull(time);
         if (kind is not (TransportKind.Epoll or TransportKind.IoUring))
         {
             throw new ArgumentOutOfRangeException(nameof(kind), kind, "This transport runs IoUring or Epoll.");
         }
 
-        options.Validate();
+        // The host has validated its options already; these may come from code.
+        TransportOptionsValidator.ThrowIfInvalid(options);
         _kind = kind;
         _options = options;
         _logger = loggerFactory.CreateLogger("PlatformBenchmarks.Transport");
-        _time = time ?? TimeProvider.System;
+        _time = time;
     }
 
     public bool CanBind(EndPoint endpoint) => endpoint is IPEndPoint;

@@ -66,8 +66,6 @@ internal sealed partial class TransportConnection : ConnectionContext,
     /// <summary>The socket; -1 once closed. Loop thread only.</summary>
     internal int Fd { get; private set; }
 
-    internal TransportLoop Loop => _loop;
-
     /// <summary>Whether the kind should be receiving for this connection (false while back-pressured, after EOF, once closed).</summary>
     internal bool WantsReceive { get; private set; }
 

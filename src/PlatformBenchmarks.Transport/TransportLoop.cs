@@ -83,21 +83,20 @@ internal abstract class TransportLoop : PipeScheduler
 
     public TimeProvider Time => _listener.Time;
 
-    /// <summary>Connections this loop owns now.</summary>
-    public int ConnectionCount => Volatile.Read(ref _connectionCount);
+    /// <summary>Connections this loop owns now (the tests' view of what a close left behind).</summary>
+    internal int ConnectionCount => Volatile.Read(ref _connectionCount);
 
     public Task Stopped => _stopped.Task;
 
     /// <summary>Accepts that failed so far, logged or not (a loop that spun on a failing accept would run this up).</summary>
-    public int AcceptFailures => Volatile.Read(ref _acceptFailures);
+    internal int AcceptFailures => Volatile.Read(ref _acceptFailures);
 
     protected bool Stopping => _stopping;
 
     internal LinuxConnectionListener Listener => _listener;
 
-    public bool IsOnLoopThread => t_current == this;
-
-    public int ManagedThreadId => _thread.ManagedThreadId;
+    /// <summary>The loop thread's id, for the tests that check where continuations ran.</summary>
+    internal int ManagedThreadId => _thread.ManagedThreadId;
 
     public void Start() => _thread.Start(this);
 

@@ -1,6 +1,9 @@
 namespace PlatformBenchmarks.Transport;
 
-/// <summary>The transport's settings, bound from the <c>Transport</c> configuration section.</summary>
+/// <summary>
+/// The transport's settings, bound from the <c>Transport</c> configuration section; <see cref="TransportOptionsValidator"/>
+/// holds their rules.
+/// </summary>
 public sealed class TransportOptions
 {
     /// <summary>Which transport to run; <see cref="TransportKind.Auto"/> lets <see cref="TransportChooser"/> decide.</summary>
@@ -29,18 +32,4 @@ public sealed class TransportOptions
 
     /// <summary>The thread count actually used.</summary>
     public int EffectiveThreadCount => ThreadCount > 0 ? ThreadCount : Environment.ProcessorCount;
-
-    /// <summary>Throws <see cref="ArgumentOutOfRangeException"/> naming the setting when a value cannot be used.</summary>
-    public void Validate()
-    {
-        ArgumentOutOfRangeException.ThrowIfNegative(ThreadCount, "Transport:ThreadCount");
-        ArgumentOutOfRangeException.ThrowIfGreaterThan(ThreadCount, 1024, "Transport:ThreadCount");
-        ArgumentOutOfRangeException.ThrowIfLessThan(MaxReadBufferSize, PinnedBlockMemoryPool.BlockSize, "Transport:MaxReadBufferSize");
-        ArgumentOutOfRangeException.ThrowIfLessThan(MaxWriteBufferSize, PinnedBlockMemoryPool.BlockSize, "Transport:MaxWriteBufferSize");
-        ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(DrainTimeout, TimeSpan.Zero, "Transport:DrainTimeout");
-        if (!Enum.IsDefined(Kind))
-        {
-            throw new ArgumentOutOfRangeException("Transport:Kind", Kind, "Expected Auto, IoUring, Epoll or Sockets.");
-        }
-    }
 }

@@ -36,7 +36,7 @@ public abstract class FaultTests(TransportKind kind)
             using (DescriptorLimit.Exhaust())
             {
                 await Task.WhenAll(waiting.Select(client => client.ConnectAsync(System.Net.IPAddress.Loopback, server.Port)));
-                await WaitUntilAsync(() => loop.AcceptFailures > 0);
+                await LoopState.WaitUntilAsync(() => loop.AcceptFailures > 0);
 
                 // Backing off: no retry until the clock moves, so a loop that spun would run the count up meanwhile.
                 await EchoesAsync(served, "meanwhile");
@@ -49,13 +49,13 @@ public abstract class FaultTests(TransportKind kind)
                 for (int step = 1; step <= 5; step++)
                 {
                     time.Advance(TimeSpan.FromMilliseconds(100));
-                    await WaitUntilAsync(() => loop.AcceptFailures > failures);
+                    await LoopState.WaitUntilAsync(() => loop.AcceptFailures > failures);
                     failures = loop.AcceptFailures;
                 }
 
                 Assert.Equal(1, log.Count(AcceptFailedEvent));
                 time.Advance(TimeSpan.FromSeconds(1));
-                await WaitUntilAsync(() => loop.AcceptFailures > failures);
+                await LoopState.WaitUntilAsync(() => loop.AcceptFailures > failures);
                 Assert.Equal(2, log.Count(AcceptFailedEvent));
             }
 
@@ -80,16 +80,6 @@ public abstract class FaultTests(TransportKind kind)
         byte[] payload = System.Text.Encoding.ASCII.GetBytes(text);
         await client.SendAllAsync(payload);
         Assert.Equal(payload, await client.ReceiveExactlyAsync(payload.Length).WaitAsync(TimeSpan.FromSeconds(10)));
-    }
-
-    private static async Task WaitUntilAsync(Func<bool> condition)
-    {
-        // Waits for the loop thread to act, not for time to pass: the transport's clock is the fake one.
-        using var deadline = new CancellationTokenSource(TimeSpan.FromSeconds(10));
-        while (!condition())
-        {
-            await Task.Delay(5, deadline.Token);
-        }
     }
 }
 

@@ -60,16 +60,6 @@ public class TransportChooserTests
         Assert.Equal(OperatingSystem.IsLinux(), choice.Kind is TransportKind.IoUring or TransportKind.Epoll);
     }
 
-    [Theory]
-    [InlineData(-1)]
-    [InlineData(1025)]
-    public void AThreadCountOutOfRangeIsRefusedNamingTheKey(int threads)
-    {
-        var options = new TransportOptions { ThreadCount = threads };
-        ArgumentOutOfRangeException error = Assert.Throws<ArgumentOutOfRangeException>(options.Validate);
-        Assert.Equal("Transport:ThreadCount", error.ParamName);
-    }
-
     [Fact]
     public void ThreadCountZeroMeansOnePerProcessor() =>
         Assert.Equal(Environment.ProcessorCount, new TransportOptions().EffectiveThreadCount);

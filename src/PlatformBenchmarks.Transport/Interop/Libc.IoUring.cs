@@ -31,8 +31,6 @@ internal static unsafe partial class Libc
     public const uint IORING_ENTER_GETEVENTS = 1U << 0;
     public const uint IORING_ENTER_EXT_ARG = 1U << 3;
 
-    public const uint IORING_SQ_CQ_OVERFLOW = 1U << 1;
-
     public const long IORING_OFF_SQ_RING = 0;
     public const long IORING_OFF_SQES = 0x10000000;
 
@@ -51,12 +49,10 @@ internal static unsafe partial class Libc
     // sqe->flags.
     public const byte IOSQE_BUFFER_SELECT = 1 << 5;
 
-    public const ushort IORING_ACCEPT_MULTISHOT = 1 << 0;
     public const ushort IORING_RECV_MULTISHOT = 1 << 1;
     public const uint IORING_ASYNC_CANCEL_ALL = 1U << 0;
     public const uint IORING_ASYNC_CANCEL_ANY = 1U << 2;
 
-    public const uint IORING_CQE_F_BUFFER = 1U << 0;
     public const uint IORING_CQE_F_MORE = 1U << 1;
     public const int IORING_CQE_BUFFER_SHIFT = 16;
 

@@ -18,10 +18,8 @@ internal static unsafe partial class Libc
     public const int EINVAL = 22;
     public const int ENFILE = 23;
     public const int EMFILE = 24;
-    public const int EPIPE = 32;
     public const int ECONNABORTED = 103;
     public const int ENOBUFS = 105;
-    public const int ECONNRESET = 104;
 
     [LibraryImport(Library, EntryPoint = "close", SetLastError = true)]
     public static partial int Close(int fd);

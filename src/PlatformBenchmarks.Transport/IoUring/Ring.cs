@@ -25,7 +25,6 @@ internal sealed unsafe class Ring : IDisposable
     private readonly nuint _entriesSize;
     private readonly uint* _sqHead;
     private readonly uint* _sqTail;
-    private readonly uint* _sqFlags;
     private readonly uint _sqMask;
     private readonly uint _sqCapacity;
     private readonly uint* _cqHead;
@@ -45,7 +44,6 @@ internal sealed unsafe class Ring : IDisposable
         _entriesSize = entriesSize;
         _sqHead = (uint*)(rings + parameters.SqOffsets.Head);
         _sqTail = (uint*)(rings + parameters.SqOffsets.Tail);
-        _sqFlags = (uint*)(rings + parameters.SqOffsets.Flags);
         _sqMask = *(uint*)(rings + parameters.SqOffsets.RingMask);
         _sqCapacity = *(uint*)(rings + parameters.SqOffsets.RingEntries);
         _cqHead = (uint*)(rings + parameters.CqOffsets.Head);
@@ -63,9 +61,6 @@ internal sealed unsafe class Ring : IDisposable
     }
 
     public int Fd { get; private set; }
-
-    /// <summary>Entries prepared since the last submission.</summary>
-    public uint Unsubmitted => _tail - Volatile.Read(ref *_sqHead);
 
     /// <summary>
     /// Makes a ring, or returns null with the negative errno (ENOSYS: no io_uring; EPERM: forbidden, as under Docker's
@@ -182,9 +177,6 @@ internal sealed unsafe class Ring : IDisposable
     /// <summary>Gives the slot of the completion just peeked back to the kernel.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void Advance() => Volatile.Write(ref *_cqHead, *_cqHead + 1);
-
-    /// <summary>Whether completions overflowed the ring and wait in the kernel (the next submission brings them in).</summary>
-    public bool Overflowed => (Volatile.Read(ref *_sqFlags) & Libc.IORING_SQ_CQ_OVERFLOW) != 0;
 
     public void Dispose()
     {

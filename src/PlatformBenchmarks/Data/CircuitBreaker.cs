@@ -23,7 +23,8 @@ internal sealed class CircuitBreaker
         _openTicks = Math.Max(1, (long)(openPeriod.TotalSeconds * time.TimestampFrequency));
     }
 
-    public bool IsOpen => Volatile.Read(ref _openUntil) != 0;
+    /// <summary>Whether calls fail fast now: for the tests, which see the breaker only from outside.</summary>
+    internal bool IsOpen => Volatile.Read(ref _openUntil) != 0;
 
     /// <summary>
     /// Admits a call or throws <see cref="DatabaseUnavailableException"/>. Returns true when the call is the probe,

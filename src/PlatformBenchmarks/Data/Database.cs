@@ -26,14 +26,15 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     private readonly ReusePool<NpgsqlCommand> _fortuneCommands;
     private readonly ReusePool<NpgsqlCommand>?[] _updateCommands = new ReusePool<NpgsqlCommand>?[World.MaxPerRequest + 1];
 
-    /// <param name="time">The clock of the circuit breaker; the system's when not given.</param>
-    public Database(DatabaseOptions options, TimeProvider? time = null)
+    /// <param name="time">The clock of the circuit breaker.</param>
+    public Database(DatabaseOptions options, TimeProvider time)
     {
         ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(time);
         NpgsqlConnectionStringBuilder settings = options.CreateConnectionStringBuilder();
         // The slim builder carries only the basic type mappings (int4, text) we use, which trims start-up and the AOT image.
         _dataSource = new NpgsqlSlimDataSourceBuilder(settings.ConnectionString).Build();
-        _breaker = new CircuitBreaker(options.FailFastPeriod, time ?? TimeProvider.System);
+        _breaker = new CircuitBreaker(options.FailFastPeriod, time);
         _multiplexing = settings.Multiplexing;
         _worldCommands = CreateDataSourceCommands(WorldSql, 1);
         _fortuneCommands = CreateDataSourceCommands(FortuneSql, 0);
@@ -54,7 +55,7 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
         {
             List<Fortune> fortunes = await LoadFortunesAsync();
             World world = await LoadSingleWorldAsync();
-            return new DatabaseStatus(true, $"{Settings}: {fortunes.Count} fortunes, world {world.Id} read");
+            return new DatabaseStatus(true, $"{Settings}: {fortunes.Count} fortunes read, probe read of World row {world.Id} succeeded");
         }
         catch (DatabaseUnavailableException exception)
         {

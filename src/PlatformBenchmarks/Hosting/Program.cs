@@ -25,7 +25,8 @@ internal static class Program
         WebApplication app;
         try
         {
-            app = BuildApplication(args);
+            // The one place the system's clock is chosen; everything that reads or waits on time gets it from here.
+            app = BuildApplication(args, TimeProvider.System);
         }
         catch (SettingsException exception)
         {
@@ -56,10 +57,11 @@ internal static class Program
     /// The host: Kestrel with the transport <c>Transport:Kind</c> chooses, whose endpoints all hand their connections to
     /// this project's HTTP engine. Configuration comes from appsettings.json, environment variables and the command
     /// line, through the options pattern (<see cref="ServerSettings"/>); a value the server cannot run with throws
-    /// <see cref="SettingsException"/> here, before any socket is opened.
+    /// <see cref="SettingsException"/> here, before any socket is opened. Every clock in the server is <paramref name="time"/>.
     /// </summary>
-    public static WebApplication BuildApplication(string[] args)
+    public static WebApplication BuildApplication(string[] args, TimeProvider time)
     {
+        ArgumentNullException.ThrowIfNull(time);
         WebApplicationBuilder builder = WebApplication.CreateSlimBuilder(new WebApplicationOptions
         {
             Args = args,
@@ -69,6 +71,7 @@ internal static class Program
         ConfigurationManager configuration = builder.Configuration;
         builder.WebHost.UseUrls(ServerSettings.CheckUrls(configuration["urls"] ?? DefaultUrls));
         builder.Services.AddServerSettings(configuration);
+        builder.Services.AddSingleton(time);
         // Main prints a failed start (a port in use, say) as one line; the host's own report of it is a stack trace.
         builder.Logging.AddFilter("Microsoft.Extensions.Hosting.Internal.Host", LogLevel.Critical);
         UseTransport(builder);

@@ -1,4 +1,3 @@
-using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
@@ -16,12 +15,11 @@ internal static class ServerSettings
 {
     public static IServiceCollection AddServerSettings(this IServiceCollection services, IConfiguration configuration)
     {
-        services.TryAddSingleton(TimeProvider.System);
-
         services.AddOptions<HttpLimits>().Configure(options => Guard(() => configuration.GetSection("Http").Bind(options))).ValidateOnStart();
         services.AddSingleton<IValidateOptions<HttpLimits>, HttpLimitsValidator>();
 
         services.AddOptions<TransportSettings>().Configure(options => Guard(() => configuration.GetSection("Transport").Bind(options))).ValidateOnStart();
+        services.AddSingleton<IValidateOptions<TransportSettings>, TransportSettingsValidator>();
         services.AddOptions<TransportOptions>().Configure(options => Guard(() => configuration.GetSection("Transport").Bind(options))).ValidateOnStart();
         services.AddSingleton<IValidateOptions<TransportOptions>, TransportOptionsValidator>();
 
@@ -48,16 +46,13 @@ internal static class ServerSettings
     public static WebApplication BuildValidated(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
-        return Translated(() =>
-        {
-            WebApplication app = builder.Build();
-            app.Services.GetRequiredService<IStartupValidator>().Validate();
-            return app;
-        });
+        WebApplication app = Translated(builder.Build);
+        ValidateOrThrow(app.Services);
+        return app;
     }
 
-    /// <summary>Binds and validates every section registered in <paramref name="services"/>, as <see cref="BuildValidated"/> does.</summary>
-    public static void ValidateOrThrow(IServiceProvider services)
+    /// <summary>Binds and validates every section registered in <paramref name="services"/>; throws <see cref="SettingsException"/>.</summary>
+    internal static void ValidateOrThrow(IServiceProvider services)
         => Translated(() =>
         {
             services.GetRequiredService<IStartupValidator>().Validate();

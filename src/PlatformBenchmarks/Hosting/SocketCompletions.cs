@@ -9,8 +9,9 @@ namespace PlatformBenchmarks.Hosting;
 /// every read costs a thread switch, and under load most of a response's CPU went to the hand-offs.
 /// <para>
 /// This is safe only because nothing the server runs on those threads blocks: every endpoint and the data layer are
-/// asynchronous end to end, and the build bans the blocking APIs (<c>BannedSymbols.txt</c>: <c>Task.Wait</c>,
-/// <c>Task.Result</c>, <c>GetResult()</c>, <c>Thread.Sleep</c>, Npgsql's synchronous calls). A blocked epoll thread
+/// asynchronous end to end, and the build bans the blocking APIs (the transport's <c>BannedSymbols.txt</c>:
+/// <c>Task.Wait</c>, <c>Task.Result</c>, <c>GetResult()</c>, <c>Thread.Sleep</c>; this project's: Npgsql's synchronous
+/// calls). A blocked epoll thread
 /// would stall every connection it serves.
 /// </para>
 /// </remarks>

@@ -1,8 +1,12 @@
 using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
+using Microsoft.Extensions.Options;
 
 namespace PlatformBenchmarks.Hosting;
 
-/// <summary>Kestrel socket transport settings, bound from the <c>Transport</c> section.</summary>
+/// <summary>
+/// Kestrel socket transport settings, bound from the <c>Transport</c> section (checked by
+/// <see cref="TransportSettingsValidator"/>).
+/// </summary>
 internal sealed class TransportSettings
 {
     /// <summary>
@@ -36,5 +40,20 @@ internal sealed class TransportSettings
         {
             options.IOQueueCount = IOQueueCount;
         }
+    }
+}
+
+/// <summary>Refuses Kestrel socket settings the server cannot run with, naming the key.</summary>
+internal sealed class TransportSettingsValidator : IValidateOptions<TransportSettings>
+{
+    // Kestrel spreads connections over this many queues of its own: far more of them than processors only costs memory.
+    public const int MaxIOQueueCount = 1024;
+
+    public ValidateOptionsResult Validate(string? name, TransportSettings options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        return options.IOQueueCount is < 0 or > MaxIOQueueCount
+            ? ValidateOptionsResult.Fail($"Configuration 'Transport:IOQueueCount' must be in 0..{MaxIOQueueCount} (0: Kestrel's default), not {options.IOQueueCount}.")
+            : ValidateOptionsResult.Success;
     }
 }

@@ -28,6 +28,4 @@ internal readonly ref struct HttpRequest
 
     /// <summary>The query after '?', without it; empty when there is none.</summary>
     public ReadOnlySpan<byte> Query => _info.QueryStart < 0 ? default : _head.Slice(_info.QueryStart, _info.QueryLength);
-
-    public bool HasQuery => _info.QueryStart >= 0;
 }

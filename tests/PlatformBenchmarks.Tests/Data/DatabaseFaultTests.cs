@@ -13,7 +13,7 @@ public class DatabaseFaultTests
         new NpgsqlException("Failed to connect to tfb-database", new SocketException((int)SocketError.HostNotFound)),
         new NpgsqlException("Exception while reading from stream", new EndOfStreamException()),
         new NpgsqlException("Exception while writing to stream", new IOException("broken pipe")),
-        new NpgsqlException("Failed to connect to 10.0.0.1:5432", new TimeoutException()),
+        new NpgsqlException("Failed to connect to tfb-database:5432", new TimeoutException()),
         new PostgresException("terminating connection due to administrator command", "FATAL", "FATAL", "57P01"),
         new PostgresException("the database system is starting up", "FATAL", "FATAL", "57P03"),
         new PostgresException("sorry, too many clients already", "FATAL", "FATAL", "53300"),

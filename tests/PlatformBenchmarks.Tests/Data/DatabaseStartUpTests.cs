@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Microsoft.Extensions.Time.Testing;
 using Npgsql;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Tests.Support;
@@ -17,12 +18,13 @@ public class DatabaseStartUpTests
         // Port 1 on loopback: nothing listens, the connection is refused at once. The connect timeout is set far above
         // the bound below, so passing shows that no call waited for it (a refusal ends the attempt, then the breaker
         // answers), with a margin no busy test machine can eat up.
+        var time = new FakeTimeProvider();
         await using var database = new Database(new DatabaseOptions
         {
             ConnectionString = "Host=127.0.0.1;Port=1;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass;Timeout=60",
             Multiplexing = multiplexing,
-        });
-        using var cache = new WorldCache(database, TimeProvider.System);
+        }, time);
+        using var cache = new WorldCache(database, time);
         var stopwatch = Stopwatch.StartNew();
 
         DatabaseStatus status = await database.TryWarmUpAsync();
@@ -43,7 +45,7 @@ public class DatabaseStartUpTests
     {
         // The cluster's "postgres" database exists but holds no world or fortune table.
         var settings = new NpgsqlConnectionStringBuilder(TestDatabase.ConnectionString) { Database = "postgres" };
-        await using var database = new Database(new DatabaseOptions { ConnectionString = settings.ConnectionString });
+        await using var database = new Database(new DatabaseOptions { ConnectionString = settings.ConnectionString }, new FakeTimeProvider());
 
         DatabaseStatus status = await database.TryWarmUpAsync();
 

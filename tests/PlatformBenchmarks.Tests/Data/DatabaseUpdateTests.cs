@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Time.Testing;
 using Npgsql;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Tests.Support;
@@ -42,7 +43,7 @@ public class DatabaseUpdateTests
         {
             ConnectionString = options.ConnectionString + ";Timeout=60",
             Multiplexing = options.Multiplexing,
-        });
+        }, new FakeTimeProvider());
 
         // Requests of 100 and 500 rows out of 10000 share rows with many others; at those sizes PostgreSQL would lock them in
         // table order (a hash join) were it not for our session options, and some would deadlock. 20 rows is the benchmark's.

@@ -25,7 +25,7 @@ public class OutageTests
     {
         var time = new FakeTimeProvider();
         await using Database database = TestDatabase.Create(mode, LongConnectTimeout, time);
-        using var cache = new WorldCache(database, TimeProvider.System);
+        using var cache = new WorldCache(database, time);
         Assert.True((await cache.TryWarmUpAsync()).IsAvailable);
         // Leave pooled connections behind: they go stale when the server stops.
         await Task.WhenAll(Enumerable.Range(0, 32).Select(_ => database.LoadWorldsAsync(20).AsTask()));

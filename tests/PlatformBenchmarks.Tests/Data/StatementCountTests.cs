@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Time.Testing;
 using Npgsql;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Tests.Support;
@@ -34,7 +35,7 @@ public class StatementCountTests
     public async Task AWarmCacheRunsNoStatementsAtAll()
     {
         await using Database database = TestDatabase.Create(Mode.Multiplexing);
-        using var cache = new WorldCache(database, TimeProvider.System);
+        using var cache = new WorldCache(database, new FakeTimeProvider());
         Assert.True((await cache.TryWarmUpAsync()).IsAvailable);
 
         Assert.Equal(new StatementCounts(0, 0, 0), await MeasureAsync("world", () => cache.GetCachedWorldsAsync(100).AsTask()));
@@ -56,7 +57,7 @@ public class StatementCountTests
         {
             ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
             Multiplexing = options.Multiplexing,
-        });
+        }, new FakeTimeProvider());
         try
         {
             Assert.True((await database.TryWarmUpAsync()).IsAvailable);
@@ -66,7 +67,7 @@ public class StatementCountTests
             {
                 ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
                 Multiplexing = options.Multiplexing,
-            });
+            }, new FakeTimeProvider());
             long before = await CommittedTransactionsAsync();
 
             await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => database.LoadWorldsAsync(20).AsTask()));

@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Time.Testing;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Tests.Support;
 
@@ -10,7 +11,7 @@ public class WorldCacheTests
     [Fact]
     public async Task WarmUpCachesEveryRowOfTheTable()
     {
-        using var cache = new WorldCache(TestDatabase.Shared(Mode.Multiplexing), TimeProvider.System);
+        using var cache = new WorldCache(TestDatabase.Shared(Mode.Multiplexing), new FakeTimeProvider());
 
         DatabaseStatus status = await cache.TryWarmUpAsync();
 
@@ -21,7 +22,7 @@ public class WorldCacheTests
     [Fact]
     public async Task AWarmCacheAnswersSynchronouslyWithTheTablesRows()
     {
-        using var cache = new WorldCache(TestDatabase.Shared(Mode.Multiplexing), TimeProvider.System);
+        using var cache = new WorldCache(TestDatabase.Shared(Mode.Multiplexing), new FakeTimeProvider());
         await cache.TryWarmUpAsync();
         int[] table = await TestDatabase.ReadWorldTableAsync();
 
@@ -39,7 +40,7 @@ public class WorldCacheTests
     [InlineData(Mode.Pooled)]
     public async Task MissesReadThroughToTheDatabaseAndAreCached(Mode mode)
     {
-        using var cache = new WorldCache(TestDatabase.Shared(mode), TimeProvider.System);
+        using var cache = new WorldCache(TestDatabase.Shared(mode), new FakeTimeProvider());
         int[] table = await TestDatabase.ReadWorldTableAsync();
 
         World[] worlds = await cache.GetCachedWorldsAsync(100);

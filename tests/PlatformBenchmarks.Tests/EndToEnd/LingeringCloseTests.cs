@@ -27,8 +27,9 @@ public class LingeringCloseTests(LingeringCloseTests.LongLingerServer server) : 
             await client.Stream.WriteAsync(chunk);
             if (sent == 0)
             {
-                // Let the server read the head and answer before the rest arrives.
-                await Task.Delay(100);
+                // The rest goes out once the server has answered (the answer stays unread), so it meets a server that
+                // has already decided to close.
+                await client.ServerHasSentAsync();
             }
         }
 

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
+using Microsoft.Extensions.Time.Testing;
 using PlatformBenchmarks.Hosting;
 using PlatformBenchmarks.Tests.Support;
 
@@ -35,7 +36,7 @@ public class StartupFailureTests
     [InlineData("127.0.0.1:8080", "not an http:// address")]
     public void AnAddressThatDoesNotParseIsASettingsErrorNamingIt(string url, string reason)
     {
-        SettingsException exception = Assert.Throws<SettingsException>(() => Program.BuildApplication(["--urls", $"http://127.0.0.1:0;{url}"]));
+        SettingsException exception = Assert.Throws<SettingsException>(() => Program.BuildApplication(["--urls", $"http://127.0.0.1:0;{url}"], new FakeTimeProvider()));
 
         Assert.Contains($"'{url}'", exception.Message, StringComparison.Ordinal);
         Assert.Contains(reason, exception.Message, StringComparison.Ordinal);

@@ -1,5 +1,6 @@
 using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Time.Testing;
 using PlatformBenchmarks.Transport;
 using PlatformBenchmarks.Hosting;
 
@@ -9,14 +10,23 @@ public class TransportSettingsTests
 {
     [Theory]
     [InlineData("Kind", "Fast")]
+    [InlineData("Kind", "9")]
     [InlineData("ThreadCount", "-1")]
+    [InlineData("ThreadCount", "1025")]
     [InlineData("ThreadCount", "many")]
     [InlineData("MaxReadBufferSize", "0")]
+    [InlineData("MaxWriteBufferSize", "4095")]
+    [InlineData("DrainTimeout", "00:00:00")]
+    [InlineData("DrainTimeout", "-00:00:01")]
+    [InlineData("DrainTimeout", "50.00:00:00")]
+    [InlineData("IOQueueCount", "-1")]
+    [InlineData("IOQueueCount", "1025")]
     public void AnUnusableTransportSettingStopsTheServerAtStartUpNamingTheKey(string key, string value)
     {
-        SettingsException exception = Assert.Throws<SettingsException>(() => Program.BuildApplication(["--urls", "http://127.0.0.1:0", $"--Transport:{key}", value]));
+        SettingsException exception = Assert.Throws<SettingsException>(() => Program.BuildApplication(["--urls", "http://127.0.0.1:0", $"--Transport:{key}", value], new FakeTimeProvider()));
 
         Assert.Contains($"'Transport:{key}'", exception.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain('\n', exception.Message);
     }
 
     [Theory]
@@ -26,7 +36,7 @@ public class TransportSettingsTests
     [InlineData("Sockets", TransportKind.Sockets)]
     public async Task TheConfiguredKindIsTheOneRegistered(string kind, TransportKind expected)
     {
-        await using WebApplication app = Program.BuildApplication(["--urls", "http://127.0.0.1:0", "--Transport:Kind", kind, "--Transport:ThreadCount", "3"]);
+        await using WebApplication app = Program.BuildApplication(["--urls", "http://127.0.0.1:0", "--Transport:Kind", kind, "--Transport:ThreadCount", "3"], new FakeTimeProvider());
 
         Assert.Equal(expected, app.Services.GetRequiredService<TransportChoice>().Kind);
         Assert.Equal(expected != TransportKind.Sockets, app.Services.GetServices<Microsoft.AspNetCore.Connections.IConnectionListenerFactory>().Single() is LinuxTransportFactory);

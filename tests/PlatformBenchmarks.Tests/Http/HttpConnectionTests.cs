@@ -25,12 +25,19 @@ public class HttpConnectionTests
     [Fact]
     public async Task AsynchronousAnswersKeepRequestOrder()
     {
-        await using var connection = new PipeConnection<EchoApplication>(default);
-        await connection.SendAsync(Get("/slow/50") + Get("/fast") + Get("/slow/10") + Get("/fast2"));
+        var gates = new Gates();
+        await using var connection = new PipeConnection<EchoApplication>(new EchoApplication(gates));
+        await connection.SendAsync(Get("/gate/a") + Get("/fast") + Get("/gate/b") + Get("/fast2"));
 
-        Assert.Equal("GET /slow/50 ", (await connection.ReadAsync())!.BodyText);
+        // Each gated answer is still pending when the engine dispatches it, in the middle of one read.
+        await gates.ReachedAsync("a");
+        gates.Open("a");
+        await gates.ReachedAsync("b");
+        gates.Open("b");
+
+        Assert.Equal("GET /gate/a ", (await connection.ReadAsync())!.BodyText);
         Assert.Equal("GET /fast ", (await connection.ReadAsync())!.BodyText);
-        Assert.Equal("GET /slow/10 ", (await connection.ReadAsync())!.BodyText);
+        Assert.Equal("GET /gate/b ", (await connection.ReadAsync())!.BodyText);
         Assert.Equal("GET /fast2 ", (await connection.ReadAsync())!.BodyText);
     }
 
@@ -98,10 +105,11 @@ public class HttpConnectionTests
     public async Task BodyArrivingInPiecesIsSkippedBeforeTheNextRequest()
     {
         await using var connection = new PipeConnection<EchoApplication>(default);
+        // Each piece is sent once the engine has read the one before: three reads, the body and trailer split across them.
         await connection.SendAsync("POST /p HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhel");
-        await Task.Delay(20);
+        await connection.ExaminedAllSentAsync();
         await connection.SendAsync("lo\r\n0\r\nTrailer: x\r\n");
-        await Task.Delay(20);
+        await connection.ExaminedAllSentAsync();
         await connection.SendAsync("\r\n" + Get("/next"));
 
         Assert.Equal("POST /p ", (await connection.ReadAsync())!.BodyText);
@@ -173,8 +181,11 @@ public class HttpConnectionTests
     [Fact]
     public async Task LateApplicationFailureAnswers500InOrder()
     {
-        await using var connection = new PipeConnection<EchoApplication>(default);
-        await connection.SendAsync(Get("/one") + Get("/slow/13") + Get("/never"));
+        var gates = new Gates();
+        await using var connection = new PipeConnection<EchoApplication>(new EchoApplication(gates));
+        await connection.SendAsync(Get("/one") + Get("/gate/throw") + Get("/never"));
+        await gates.ReachedAsync("throw");
+        gates.Open("throw");
 
         Assert.Equal("GET /one ", (await connection.ReadAsync())!.BodyText);
         Assert.Equal(500, (await connection.ReadAsync())!.Status);

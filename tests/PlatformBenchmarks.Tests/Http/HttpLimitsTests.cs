@@ -3,6 +3,7 @@ using System.Reflection;
 using System.Text.RegularExpressions;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Time.Testing;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Tests.Support;
 using PlatformBenchmarks.Hosting;
@@ -88,7 +89,7 @@ public partial class HttpLimitsTests
     /// <summary>The <see cref="HttpLimits"/> the server's host hands the engine, for these command-line arguments.</summary>
     private static async Task<HttpLimits> BoundLimitsAsync(params string[] args)
     {
-        WebApplication app = Program.BuildApplication(["--urls", "http://127.0.0.1:0", .. args]);
+        WebApplication app = Program.BuildApplication(["--urls", "http://127.0.0.1:0", .. args], new FakeTimeProvider());
         await using (app)
         {
             return app.Services.GetRequiredService<Microsoft.Extensions.Options.IOptions<HttpLimits>>().Value;

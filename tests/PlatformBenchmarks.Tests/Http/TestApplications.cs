@@ -1,14 +1,18 @@
+using System.Collections.Concurrent;
 using System.Text;
 using PlatformBenchmarks.Http;
 
 namespace PlatformBenchmarks.Tests.Http;
 
 /// <summary>
-/// Applications that exercise the engine without any TFB route: "/throw" throws, "/silent" writes nothing,
-/// "/slow/N" answers after N milliseconds, and anything else echoes method, path and query.
+/// Applications that exercise the engine without any TFB route: "/throw" throws, "/silent" writes nothing, "/size/N"
+/// answers N bytes, "/gate/NAME" answers once the test opens the gate NAME of its <see cref="Gates"/> (and then throws
+/// if NAME is "throw"), and anything else echoes method, path and query.
 /// </summary>
-internal readonly struct EchoApplication : IHttpApplication
+internal readonly struct EchoApplication(Gates? gates) : IHttpApplication
 {
+    private readonly Gates? _gates = gates;
+
     public ValueTask ProcessRequest(HttpRequest request, HttpResponse response)
     {
         ReadOnlySpan<byte> path = request.Path;
@@ -31,10 +35,10 @@ internal readonly struct EchoApplication : IHttpApplication
         }
 
         string echo = $"{Encoding.ASCII.GetString(request.MethodToken)} {Encoding.ASCII.GetString(path)} {Encoding.ASCII.GetString(request.Query)}";
-        if (path.StartsWith("/slow/"u8))
+        if (path.StartsWith("/gate/"u8))
         {
-            int delay = int.Parse(Encoding.ASCII.GetString(path[6..]), System.Globalization.CultureInfo.InvariantCulture);
-            return AnswerLaterAsync(response, echo, delay);
+            string gate = Encoding.ASCII.GetString(path[6..]);
+            return AnswerLaterAsync(response, echo, gate, _gates ?? throw new InvalidOperationException("No gates to wait at."));
         }
 
         response.Write(HttpStatus.Ok, "text/plain"u8, Encoding.ASCII.GetBytes(echo));
@@ -54,14 +58,45 @@ internal readonly struct EchoApplication : IHttpApplication
         response.WriteBuffered(HttpStatus.Ok, "text/plain"u8);
     }
 
-    private static async ValueTask AnswerLaterAsync(HttpResponse response, string echo, int delay)
+    private static async ValueTask AnswerLaterAsync(HttpResponse response, string echo, string gate, Gates gates)
     {
-        await Task.Delay(delay);
-        if (echo.Contains("/slow/13", StringComparison.Ordinal))
+        await gates.PassAsync(gate);
+        if (gate == "throw")
         {
             throw new InvalidOperationException("Late failure.");
         }
 
         response.Write(HttpStatus.Ok, "text/plain"u8, Encoding.ASCII.GetBytes(echo));
+    }
+}
+
+/// <summary>
+/// Named points where <see cref="EchoApplication"/> holds a request until the test opens them: an answer that is
+/// still pending when the engine looks at it, and finishes when the test says, whatever the machine's speed.
+/// </summary>
+internal sealed class Gates
+{
+    private readonly ConcurrentDictionary<string, Gate> _gates = new();
+
+    /// <summary>Completes once a request waits at the gate.</summary>
+    public Task ReachedAsync(string name) => Get(name).Reached.Task.WaitAsync(TimeSpan.FromSeconds(10));
+
+    public void Open(string name) => Get(name).Opened.TrySetResult();
+
+    /// <summary>Waits at the gate until the test opens it.</summary>
+    public Task PassAsync(string name)
+    {
+        Gate gate = Get(name);
+        gate.Reached.TrySetResult();
+        return gate.Opened.Task;
+    }
+
+    private Gate Get(string name) => _gates.GetOrAdd(name, static _ => new Gate());
+
+    private sealed class Gate
+    {
+        public TaskCompletionSource Reached { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public TaskCompletionSource Opened { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
     }
 }

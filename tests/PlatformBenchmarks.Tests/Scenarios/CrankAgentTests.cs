@@ -2,7 +2,6 @@ using System.Diagnostics;
 using System.Net;
 using System.Net.Http;
 using System.Net.Sockets;
-using System.Text.RegularExpressions;
 using System.Xml.Linq;
 using Npgsql;
 using PlatformBenchmarks.Tests.Support;
@@ -22,7 +21,7 @@ namespace PlatformBenchmarks.Tests.Scenarios;
 /// ignores local folders).
 /// </summary>
 [Trait(TestCategory.Name, TestCategory.System)]
-public partial class CrankAgentTests
+public class CrankAgentTests
 {
     private static readonly string[] s_agentFeeds = ["dotnet9", "dotnet9-transport", "dotnet10", "dotnet10-transport", "dotnet11", "dotnet11-transport", "dotnet-public"];
 
@@ -111,14 +110,14 @@ public partial class CrankAgentTests
 
         var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
         start.ArgumentList.Add(Path.Combine(published, "PlatformBenchmarks.dll"));
-        foreach (string argument in Render((string)job["arguments"]!, variables).Split(' ', StringSplitOptions.RemoveEmptyEntries))
+        foreach (string argument in CrankFiles.Render((string)job["arguments"]!, variables).Split(' ', StringSplitOptions.RemoveEmptyEntries))
         {
             start.ArgumentList.Add(argument);
         }
 
         foreach ((string name, object? value) in CrankFiles.Mapping(job, "environmentVariables"))
         {
-            start.Environment[name] = Render((string)value!, variables);
+            start.Environment[name] = CrankFiles.Render((string)value!, variables);
         }
 
         using Process server = Process.Start(start) ?? throw new InvalidOperationException("Could not start the server.");
@@ -265,10 +264,4 @@ public partial class CrankAgentTests
             File.Copy(Path.Combine(from, file), target);
         }
     }
-
-    private static string Render(string template, Dictionary<string, string> variables) =>
-        TemplateVariable().Replace(template, m => variables.TryGetValue(m.Groups["name"].Value, out string? value) ? value : throw new KeyNotFoundException($"{{{{{m.Groups["name"].Value}}}}} is not defined"));
-
-    [GeneratedRegex(@"\{\{\s*(?<name>\w+)\s*\}\}")]
-    private static partial Regex TemplateVariable();
 }

@@ -1,6 +1,8 @@
 using System.Reflection;
 using System.Text.Json;
 using System.Text.RegularExpressions;
+using Npgsql;
+using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Tests.Docker;
 using PlatformBenchmarks.Tests.Support;
@@ -23,20 +25,20 @@ public partial class CrankConfigTests
     [Fact]
     public void TheScenariosFolderHasACrankFile() => Assert.NotEmpty(CrankFiles.Paths());
 
+    // That the agent's publish of the server job succeeds, and that the server it starts prints the job's ready text and
+    // answers every scenario's path, is CrankAgentTests' (a system test): these check the files against the repository.
     [Theory]
     [MemberData(nameof(Files))]
-    public void TheServerJobBuildsThisRepositorysServerAndWaitsForTheHostsStartLine(string file)
+    public void TheServerJobBuildsThisRepositorysServerProject(string file)
     {
-        Dictionary<string, object?> job = Map(Map(Load(file), "jobs"), "platformbenchmarks");
-        Dictionary<string, object?> source = Map(job, "source");
+        Dictionary<string, object?> source = Map(Map(Map(Load(file), "jobs"), "platformbenchmarks"), "source");
 
-        // localFolder is relative to the configuration file.
+        // localFolder is relative to the configuration file; the agent uploads that folder and publishes the project in it.
         string folder = Path.GetFullPath(Path.Combine(Repository.PathOf("scenarios"), (string)source["localFolder"]!));
         Assert.Equal(Repository.Root.TrimEnd('/'), folder.TrimEnd('/'));
-        Assert.Equal("src/PlatformBenchmarks/PlatformBenchmarks.csproj", source["project"]);
-        Assert.True(File.Exists(Path.Combine(folder, (string)source["project"]!)));
-        // The host's lifetime log line (docker/verify-publish.sh and scenarios/run.sh wait for it as well).
-        Assert.Equal("Application started.", job["readyStateText"]);
+        string project = Path.Combine(folder, (string)source["project"]!);
+        Assert.True(File.Exists(project), $"{project} does not exist");
+        Assert.Equal(typeof(Program).Assembly.GetName().Name, Path.GetFileNameWithoutExtension(project));
     }
 
     [Theory]
@@ -55,8 +57,35 @@ public partial class CrankConfigTests
 
         Dictionary<string, object?> environment = Map(job, "environmentVariables");
         Assert.All(environment.Keys, key => Assert.True(key == "ConnectionString" || key.StartsWith("DOTNET_", StringComparison.Ordinal), $"unexpected variable {key}"));
-        string connection = (string)environment["ConnectionString"]!;
-        Assert.Contains("Host={{databaseServer}};Port={{databasePort}};Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass", connection, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [MemberData(nameof(Files))]
+    public void TheServerJobsConnectionStringReachesTheDatabaseImageWithTheSettingsTheServerHasUnderTfb(string file)
+    {
+        Dictionary<string, object?> jobs = Map(Load(file), "jobs");
+        Dictionary<string, object?> job = Map(jobs, "platformbenchmarks");
+        var variables = Map(job, "variables").ToDictionary(v => v.Key, v => (string)v.Value!, StringComparer.Ordinal);
+        var connection = new NpgsqlConnectionStringBuilder(CrankFiles.Render((string)Map(job, "environmentVariables")["ConnectionString"]!, variables));
+        string image = LocalDatabaseImage(jobs);
+
+        // The database machine is a variable of the job; the port, database and credentials are the image's.
+        Assert.Equal(variables["databaseServer"], connection.Host);
+        Assert.Contains(connection.Port, Dockerfile.Exposed(image));
+        Assert.Equal(Dockerfile.Env(image, "POSTGRES_DB"), connection.Database);
+        Assert.Equal(Dockerfile.Env(image, "POSTGRES_USER"), connection.Username);
+        Assert.True(Dockerfile.Env(image, "POSTGRES_PASSWORD") == connection.Password, "the password differs from the database image's");
+
+        // Where the database is aside, the server ends up with the Npgsql settings it has in TFB's containers.
+        NpgsqlConnectionStringBuilder crank = new DatabaseOptions { ConnectionString = connection.ConnectionString }.CreateConnectionStringBuilder();
+        NpgsqlConnectionStringBuilder tfb = new DatabaseOptions().CreateConnectionStringBuilder();
+        foreach (NpgsqlConnectionStringBuilder settings in new[] { crank, tfb })
+        {
+            settings.Remove("Host");
+            settings.Remove("Port");
+        }
+
+        Assert.True(tfb.EquivalentTo(crank), $"crank: {crank.ConnectionString}; TFB: {tfb.ConnectionString}");
     }
 
     [Theory]
@@ -66,7 +95,7 @@ public partial class CrankConfigTests
         Dictionary<string, object?> config = Load(file);
         Dictionary<string, object?> job = Map(Map(config, "jobs"), "platformbenchmarks");
         string templated = (string)job["arguments"]! + string.Join(';', Map(job, "environmentVariables").Values);
-        var used = TemplateVariable().Matches(templated).Select(m => m.Groups["name"].Value).ToHashSet(StringComparer.Ordinal);
+        var used = CrankFiles.TemplateVariable().Matches(templated).Select(m => m.Groups["name"].Value).ToHashSet(StringComparer.Ordinal);
 
         foreach ((string profileName, object? node) in Map(config, "profiles"))
         {
@@ -99,8 +128,8 @@ public partial class CrankConfigTests
             string path = (string)variables["path"]!;
             string configured = urls.GetProperty(url.Key).GetString()!;
 
-            Assert.Equal("platformbenchmarks", Map(scenario, "application")["job"]);
-            Assert.Equal("wrk", load["job"]);
+            // The application is the job the tests above check: the one that builds and runs this server.
+            Assert.Same(Map(jobs, "platformbenchmarks"), Map(jobs, (string)Map(scenario, "application")["job"]!));
             Assert.True(url.IsPrefix ? CountSuffix().IsMatch(path[configured.Length..]) && path.StartsWith(configured, StringComparison.Ordinal) : path == configured,
                 $"scenario {name} loads {path}, benchmark_config.json says {configured}");
             Assert.Equal(name == "plaintext" ? "plaintext" : "json", variables["presetHeaders"]);
@@ -118,24 +147,25 @@ public partial class CrankConfigTests
 
     [Theory]
     [MemberData(nameof(Files))]
-    public void TheDatabaseJobsBuildTfbsImageOrThisRepositorysOne(string file)
+    public void TheLocalDatabaseJobBuildsThisRepositorysImageWithEverythingItCopiesInItsContext(string file)
     {
         Dictionary<string, object?> jobs = Map(Load(file), "jobs");
-
-        Dictionary<string, object?> tfb = Map(Map(jobs, "postgresql"), "source");
-        Assert.Equal("https://github.com/TechEmpower/FrameworkBenchmarks.git", tfb["repository"]);
-        Assert.Equal("toolset/databases/postgres/postgres.dockerfile", tfb["dockerFile"]);
-
-        Dictionary<string, object?> local = Map(Map(jobs, "postgresql-local"), "source");
-        string folder = Path.GetFullPath(Path.Combine(Repository.PathOf("scenarios"), (string)local["localFolder"]!));
-        string dockerfile = Path.Combine(folder, (string)local["dockerFile"]!);
-        Assert.True(File.Exists(dockerfile), $"{local["dockerFile"]} is not in {folder}");
+        string dockerfile = LocalDatabaseImage(jobs);
+        Assert.True(File.Exists(dockerfile), $"{dockerfile} does not exist");
 
         // Docker builds with the job's context: every file the dockerfile copies must be inside it.
-        string context = Path.GetFullPath(Path.Combine(folder, (string)local["dockerContextDirectory"]!));
-        string[] copied = [.. File.ReadLines(dockerfile).Where(line => line.StartsWith("COPY ", StringComparison.Ordinal)).Select(line => line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[1])];
+        Dictionary<string, object?> local = Map(Map(jobs, "postgresql-local"), "source");
+        string context = Path.GetFullPath(Path.Combine(Repository.PathOf("scenarios"), (string)local["localFolder"]!, (string)local["dockerContextDirectory"]!));
+        string[] copied = [.. Dockerfile.ContextSources(dockerfile)];
         Assert.NotEmpty(copied);
         Assert.All(copied, source => Assert.True(File.Exists(Path.Combine(context, source)), $"the database image copies {source}, which is not in its context {context}"));
+    }
+
+    /// <summary>The dockerfile the postgresql-local job builds (its paths are relative to the configuration file's folder).</summary>
+    private static string LocalDatabaseImage(Dictionary<string, object?> jobs)
+    {
+        Dictionary<string, object?> local = Map(Map(jobs, "postgresql-local"), "source");
+        return Path.GetFullPath(Path.Combine(Repository.PathOf("scenarios"), (string)local["localFolder"]!, (string)local["dockerFile"]!));
     }
 
     [Theory]
@@ -155,16 +185,13 @@ public partial class CrankConfigTests
         Assert.Equal(3, lab.Distinct().Count());
         Assert.All(local.Concat(lab), endpoint =>
         {
-            Match template = TemplateVariable().Match(endpoint);
+            Match template = CrankFiles.TemplateVariable().Match(endpoint);
             Assert.True(template.Success && rootVariables.ContainsKey(template.Groups["name"].Value), $"endpoint {endpoint} names no root variable");
         });
     }
 
     [GeneratedRegex(@"--(?<key>[A-Za-z][\w:]*)")]
     private static partial Regex ConfigurationSwitch();
-
-    [GeneratedRegex(@"\{\{\s*(?<name>\w+)\s*\}\}")]
-    private static partial Regex TemplateVariable();
 
     [GeneratedRegex(@"^[0-9]+$")]
     private static partial Regex CountSuffix();

@@ -1,10 +1,11 @@
+using System.Text.RegularExpressions;
 using PlatformBenchmarks.Tests.Support;
 using YamlDotNet.RepresentationModel;
 
 namespace PlatformBenchmarks.Tests.Scenarios;
 
 /// <summary>The crank configuration files (scenarios/*.benchmarks.yml), read with YamlDotNet into plain dictionaries and lists.</summary>
-internal static class CrankFiles
+internal static partial class CrankFiles
 {
     /// <summary>Crank scenario name → TFB test type.</summary>
     public static readonly IReadOnlyDictionary<string, string> TfbTypes = new Dictionary<string, string>
@@ -61,4 +62,11 @@ internal static class CrankFiles
         node.TryGetValue(key, out object? value) && value is Dictionary<string, object?> mapping
             ? mapping
             : throw new FormatException($"'{key}' is missing or not a mapping");
+
+    /// <summary>A job's text with every <c>{{name}}</c> replaced by its variable, as crank renders it.</summary>
+    public static string Render(string template, IReadOnlyDictionary<string, string> variables) =>
+        TemplateVariable().Replace(template, m => variables.TryGetValue(m.Groups["name"].Value, out string? value) ? value : throw new KeyNotFoundException($"{{{{{m.Groups["name"].Value}}}}} is not defined"));
+
+    [GeneratedRegex(@"\{\{\s*(?<name>\w+)\s*\}\}")]
+    public static partial Regex TemplateVariable();
 }

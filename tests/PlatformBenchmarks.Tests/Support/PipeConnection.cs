@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.IO.Pipelines;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Time.Testing;
@@ -11,6 +12,8 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
 {
     private readonly Pipe _requests = new();
     private readonly Pipe _responses = new();
+    private readonly ExaminedCountingReader _input;
+    private long _sent;
 
     public PipeConnection(TApp app, HttpLimits? limits = null, bool transportHalfCloses = false, CancellationToken closeRequested = default)
     {
@@ -18,7 +21,8 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
         // The lingering tests set their own, and drive the clock through Time.
         limits ??= new HttpLimits { LingerTimeout = TimeSpan.Zero };
         var context = new HttpServerContext(limits, Time, new DateHeader(Time), NullLogger.Instance);
-        var connection = new HttpConnection<TApp>(app, new DuplexPipe(_requests.Reader, _responses.Writer), context, transportHalfCloses, closeRequested);
+        _input = new ExaminedCountingReader(_requests.Reader);
+        var connection = new HttpConnection<TApp>(app, new DuplexPipe(_input, _responses.Writer), context, transportHalfCloses, closeRequested);
         Completion = Task.Run(connection.ExecuteAsync, CancellationToken.None);
         Output = _responses.Reader.AsStream();
     }
@@ -51,12 +55,19 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
 
     public Stream Output { get; }
 
-    public async Task SendAsync(string text)
+    public Task SendAsync(string text) => SendAsync(Requests.Bytes(text));
+
+    public async Task SendAsync(byte[] bytes)
     {
-        await _requests.Writer.WriteAsync(Requests.Bytes(text));
+        _sent += bytes.Length;
+        await _requests.Writer.WriteAsync(bytes);
     }
 
-    public async Task SendAsync(byte[] bytes) => await _requests.Writer.WriteAsync(bytes);
+    /// <summary>
+    /// Completes once the engine has examined every byte sent so far, so it is waiting for more: what is sent next
+    /// arrives in a read of its own, as a later packet would.
+    /// </summary>
+    public Task ExaminedAllSentAsync() => _input.ExaminedAsync(_sent);
 
     /// <summary>The client half-closes its side.</summary>
     public Task CompleteInputAsync() => _requests.Writer.CompleteAsync().AsTask();
@@ -76,6 +87,78 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
     {
         await _requests.Writer.CompleteAsync();
         await Completion.WaitAsync(TimeSpan.FromSeconds(10));
+    }
+
+    /// <summary>The engine's side of the request pipe, counting the bytes the engine has examined.</summary>
+    private sealed class ExaminedCountingReader(PipeReader inner) : PipeReader
+    {
+        private readonly Lock _lock = new();
+        private ReadOnlySequence<byte> _buffer;
+        private long _consumed;
+        private long _examined;
+        private TaskCompletionSource _advanced = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public async Task ExaminedAsync(long count)
+        {
+            while (true)
+            {
+                Task advanced;
+                lock (_lock)
+                {
+                    if (_examined >= count)
+                    {
+                        return;
+                    }
+
+                    advanced = _advanced.Task;
+                }
+
+                // A deadline for a failing test only: the engine advances as soon as it has looked at its input.
+                await advanced.WaitAsync(TimeSpan.FromSeconds(10));
+            }
+        }
+
+        public override async ValueTask<ReadResult> ReadAsync(CancellationToken cancellationToken = default)
+        {
+            ReadResult result = await inner.ReadAsync(cancellationToken);
+            _buffer = result.Buffer;
+            return result;
+        }
+
+        public override bool TryRead(out ReadResult result)
+        {
+            if (!inner.TryRead(out result))
+            {
+                return false;
+            }
+
+            _buffer = result.Buffer;
+            return true;
+        }
+
+        public override void AdvanceTo(SequencePosition consumed) => AdvanceTo(consumed, consumed);
+
+        public override void AdvanceTo(SequencePosition consumed, SequencePosition examined)
+        {
+            // Offsets within the buffer last read, taken before the pipe may release its memory.
+            long consumedLength = _buffer.Slice(0, consumed).Length;
+            long examinedLength = _buffer.Slice(0, examined).Length;
+            inner.AdvanceTo(consumed, examined);
+            TaskCompletionSource advanced;
+            lock (_lock)
+            {
+                _examined = Math.Max(_examined, _consumed + examinedLength);
+                _consumed += consumedLength;
+                advanced = _advanced;
+                _advanced = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            }
+
+            advanced.TrySetResult();
+        }
+
+        public override void CancelPendingRead() => inner.CancelPendingRead();
+
+        public override void Complete(Exception? exception = null) => inner.Complete(exception);
     }
 
     private sealed class DuplexPipe(PipeReader input, PipeWriter output) : IDuplexPipe

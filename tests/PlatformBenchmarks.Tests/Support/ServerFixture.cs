@@ -20,6 +20,9 @@ public class ServerFixture : IAsyncLifetime
     /// <summary>Configuration on top of the defaults, as command-line arguments.</summary>
     protected virtual IReadOnlyList<string> Settings => [];
 
+    /// <summary>The server's clock: the system's, as in production, unless a fixture drives the server's timers itself.</summary>
+    protected virtual TimeProvider Time => TimeProvider.System;
+
     public int Port { get; private set; }
 
     /// <summary>The running server's services.</summary>
@@ -29,7 +32,7 @@ public class ServerFixture : IAsyncLifetime
 
     public async Task InitializeAsync()
     {
-        _app = Program.BuildApplication(["--urls", "http://127.0.0.1:0", "--ConnectionString", Data.TestDatabase.ConnectionString, .. Settings]);
+        _app = Program.BuildApplication(["--urls", "http://127.0.0.1:0", "--ConnectionString", Data.TestDatabase.ConnectionString, .. Settings], Time);
         await _app.StartAsync();
         string address = _app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.Single();
         Port = new Uri(address).Port;
@@ -74,6 +77,13 @@ public sealed class RawClient : IDisposable
     public NetworkStream Stream { get; }
 
     public async Task SendAsync(string text) => await Stream.WriteAsync(Requests.Bytes(text));
+
+    /// <summary>Completes once the server's first bytes have arrived, leaving them unread (a peek).</summary>
+    public async Task ServerHasSentAsync()
+    {
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(10));
+        await _socket.ReceiveAsync(new byte[1], SocketFlags.Peek, timeout.Token);
+    }
 
     internal Task<RawResponse?> ReadAsync(bool head = false) =>
         RawResponse.ReadAsync(Stream, head, new CancellationTokenSource(TimeSpan.FromSeconds(10)).Token);

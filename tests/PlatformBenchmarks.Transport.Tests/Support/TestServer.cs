@@ -5,6 +5,7 @@ using System.Net.Sockets;
 using Microsoft.AspNetCore.Connections;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Time.Testing;
 
 namespace PlatformBenchmarks.Transport.Tests.Support;
 
@@ -36,9 +37,10 @@ internal sealed class TestServer : IAsyncDisposable
     /// Binds <paramref name="kind"/>, or the kind the chooser falls back to where the kernel refuses it, so a machine
     /// without io_uring runs those cases on epoll.
     /// </summary>
+    /// <param name="time">The transport's clock: unless given, a fake one that stands still, so no timeout fires.</param>
     public static async Task<TestServer> StartAsync(TransportKind kind, Func<ConnectionContext, Task> application, TransportOptions? options = null, ILoggerFactory? loggers = null, TimeProvider? time = null)
     {
-        var factory = new LinuxTransportFactory(TransportChooser.Choose(kind).Kind, options ?? new TransportOptions { ThreadCount = 2 }, loggers ?? NullLoggerFactory.Instance, time);
+        var factory = new LinuxTransportFactory(TransportChooser.Choose(kind).Kind, options ?? new TransportOptions { ThreadCount = 2 }, loggers ?? NullLoggerFactory.Instance, time ?? new FakeTimeProvider());
         var listener = (LinuxConnectionListener)await factory.BindAsync(new IPEndPoint(IPAddress.Loopback, 0));
         return new TestServer(listener, application);
     }
