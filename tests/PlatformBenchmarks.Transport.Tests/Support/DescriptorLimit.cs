@@ -6,6 +6,11 @@ namespace PlatformBenchmarks.Transport.Tests.Support;
 /// Lowers the process's soft limit on open descriptors (RLIMIT_NOFILE) so that every new descriptor fails with EMFILE,
 /// and puts it back on dispose. Process-wide: only for tests that run alone.
 /// </summary>
+/// <remarks>
+/// The runtime opens a pipe for every thread it starts, and when that fails it aborts the process ("Out of memory"). So no
+/// runtime thread may start while the limit is down: the thread pool is given idle workers beforehand, and the test
+/// project runs without tiered compilation, whose background compiler thread starts on demand (and exits when idle).
+/// </remarks>
 internal sealed partial class DescriptorLimit : IDisposable
 {
     private const int RLIMIT_NOFILE = 7;
@@ -18,6 +23,7 @@ internal sealed partial class DescriptorLimit : IDisposable
     /// <summary>New descriptors must be numbered below the limit; descriptor 0 is always open, so 1 leaves no room at all.</summary>
     public static DescriptorLimit Exhaust()
     {
+        StartIdleWorkers(4 * Environment.ProcessorCount);
         if (GetLimit(RLIMIT_NOFILE, out Limit saved) != 0)
         {
             throw new InvalidOperationException($"getrlimit failed: errno {Marshal.GetLastPInvokeError()}");
@@ -30,6 +36,36 @@ internal sealed partial class DescriptorLimit : IDisposable
         }
 
         return new DescriptorLimit(saved);
+    }
+
+    /// <summary>Makes sure the thread pool has at least <paramref name="count"/> workers, started and idle.</summary>
+    private static void StartIdleWorkers(int count)
+    {
+        ThreadPool.GetMinThreads(out int workers, out int completionPorts);
+        // At or below its minimum the pool starts a worker at once when work waits, rather than after a delay.
+        ThreadPool.SetMinThreads(Math.Max(workers, count), completionPorts);
+        using var started = new CountdownEvent(count);
+        // Not disposed: a worker may still be about to wait on it after it was set.
+        var release = new ManualResetEventSlim();
+        for (int i = 0; i < count; i++)
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(
+                static state =>
+                {
+                    (CountdownEvent started, ManualResetEventSlim release) = ((CountdownEvent, ManualResetEventSlim))state!;
+                    started.Signal();
+                    release.Wait();
+                },
+                (started, release));
+        }
+
+        // Every worker holds one item until all have started, so count distinct threads are running; then all go idle.
+        bool allStarted = started.Wait(TimeSpan.FromSeconds(30));
+        release.Set();
+        if (!allStarted)
+        {
+            throw new InvalidOperationException($"The thread pool did not start {count} workers.");
+        }
     }
 
     public void Dispose()
