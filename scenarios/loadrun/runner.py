@@ -142,15 +142,23 @@ class Runner:
             if test.name not in self.urls:
                 raise RunError(f"the TFB config has no {TESTS[test.name].url_key} for the test '{test.name}'")
         # Targets take turns per test, and rounds repeat the whole sequence, so a comparison between targets sees the
-        # same machine state and its drift averages out.
+        # same machine state and its drift averages out. Each round starts one target later than the one before: the
+        # target measured first after another's load tends to come out lower, and rotating spreads that over all of
+        # them (with as many rounds as targets, or a multiple, each goes first equally often).
         for self.round in range(1, self.args.rounds + 1):
             if self.args.rounds > 1:
                 say(f"== round {self.round} of {self.args.rounds}")
             for test in tests:
-                for target in self.targets:
+                for target in rotated(self.targets, self.round - 1):
                     self.run_test(target, test)
         self.document["meta"]["finished"] = now_iso()
         self.save()
+
+
+def rotated(items: list, shift: int) -> list:
+    """The items, starting at index shift (modulo their count) and wrapping around."""
+    shift %= len(items)
+    return items[shift:] + items[:shift]
 
 
 def now_iso() -> str:
