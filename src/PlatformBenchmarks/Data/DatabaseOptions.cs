@@ -21,6 +21,9 @@ internal sealed class DatabaseOptions
     public const string TfbConnectionString =
         "Server=tfb-database;Database=hello_world;User Id=benchmarkdbuser;Password=benchmarkdbpass;SSL Mode=Disable";
 
+    // With multiplexing, 8 connections measured the least CPU per response on /db and /fortunes against 4 and 16, and
+    // 4 starved /updates/20. Without multiplexing, 16, 32 and 64 were level within the noise; 32 is the middle
+    // (scenarios/results/20261125-database-pool-size.md).
     public const int DefaultMultiplexingPoolSize = 8;
     public const int DefaultPooledPoolSize = 32;
     public const int DefaultMaxAutoPrepare = 512;

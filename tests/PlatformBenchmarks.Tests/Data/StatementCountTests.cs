@@ -76,7 +76,7 @@ public class StatementCountTests
 
             long transactions = await CommittedTransactionsAsync() - before;
             // 64 x 20 reads + 64 x (20 reads + 1 update). On top: the start-up transaction of each new backend (up to the
-            // pool size, 64 without multiplexing) and this test's own queries. A single Sync per request would give ~200.
+            // pool size, 32 without multiplexing) and this test's own queries. A single Sync per request would give ~200.
             int expected = (64 * 20) + (64 * 21);
             Assert.InRange(transactions, expected, expected + 128);
         }
