@@ -19,7 +19,11 @@ public static class BenchmarkValidation
 {
     /// <summary>Runs the benchmarks <paramref name="args"/> select (all of them without a <c>--filter</c>).</summary>
     /// <param name="args">BenchmarkDotNet command-line arguments, e.g. <c>--filter *Parsing*</c>.</param>
-    /// <param name="log">Where BenchmarkDotNet's errors go (nothing else of its log is written).</param>
+    /// <param name="log">
+    /// Where BenchmarkDotNet's errors go when the validation fails (nothing else of its log is written). A passing run
+    /// writes nothing: BenchmarkDotNet also logs non-critical warnings as errors, such as that the assembly is under
+    /// the temporary folder, which matters only to its out-of-process runs.
+    /// </param>
     public static ValidationOutcome Run(IReadOnlyList<string> args, TextWriter log)
     {
         ArgumentNullException.ThrowIfNull(args);
@@ -37,9 +41,10 @@ public static class BenchmarkValidation
             .WithEvaluateOverhead(false);
 
         string artifacts = Path.Combine(Path.GetTempPath(), $"PlatformBenchmarks.Validate.{Environment.ProcessId}");
+        using var errors = new StringWriter();
         IConfig config = ManualConfig.CreateEmpty()
             .AddJob(job)
-            .AddLogger(new TextWriterLogger(log))
+            .AddLogger(new TextWriterLogger(errors))
             .AddColumnProvider(DefaultColumnProviders.Instance)
 
             // An exporter to the (filtered) log, only so that BenchmarkDotNet does not warn that nothing is exported.
@@ -97,6 +102,11 @@ public static class BenchmarkValidation
         if (benchmarks == 0 && failures.Count == 0)
         {
             failures.Add("No benchmark ran: check the --filter.");
+        }
+
+        if (failures.Count > 0)
+        {
+            log.Write(errors.ToString());
         }
 
         return new ValidationOutcome(benchmarks, failures);
