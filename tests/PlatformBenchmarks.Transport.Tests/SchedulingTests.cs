@@ -9,14 +9,16 @@ public abstract class SchedulingTests(TransportKind kind)
     public async Task TheApplicationsReadsAndFlushesContinueOnTheConnectionsLoopThread()
     {
         // No hop: the receive, the application's read continuation, its flush and the send all run on the loop.
-        var threads = new List<(int Read, int Flushed)>();
+        var threads = new List<(bool Waited, int Read, int Flushed)>();
         var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         await using TestServer server = await TestServer.StartAsync(kind, async connection =>
         {
             System.IO.Pipelines.PipeReader input = connection.Transport.Input;
             while (true)
             {
-                System.IO.Pipelines.ReadResult result = await input.ReadAsync();
+                ValueTask<System.IO.Pipelines.ReadResult> reading = input.ReadAsync();
+                bool waited = !reading.IsCompleted;
+                System.IO.Pipelines.ReadResult result = await reading;
                 int read = Environment.CurrentManagedThreadId;
                 long length = result.Buffer.Length;
                 input.AdvanceTo(result.Buffer.End);
@@ -26,7 +28,7 @@ public abstract class SchedulingTests(TransportKind kind)
                 }
 
                 await connection.Transport.Output.WriteAsync(new byte[length]);
-                threads.Add((read, Environment.CurrentManagedThreadId));
+                threads.Add((waited, read, Environment.CurrentManagedThreadId));
             }
 
             done.TrySetResult();
@@ -46,9 +48,12 @@ public abstract class SchedulingTests(TransportKind kind)
 
         int loopThread = server.Listener.Loops[0].ManagedThreadId;
         Assert.Equal(20, threads.Count);
-        // The first request may be read on the thread that started the application, if its bytes were there before
-        // it first read; every read that had to wait continues on the loop.
-        Assert.All(threads.Skip(1), t => Assert.Equal((loopThread, loopThread), t));
+        // Every read that had to wait continues on the loop, and so does the flush after it. A read whose bytes were
+        // there already goes on on the thread it was called from: that can happen only before the application first
+        // waited (while it still runs on the thread that started it, if that thread was held up until the client's
+        // next request had arrived); from then on it runs on the loop, which cannot receive while it runs it.
+        Assert.All(threads.Where(t => t.Waited), t => Assert.Equal((loopThread, loopThread), (t.Read, t.Flushed)));
+        Assert.True(threads.Count(t => t.Waited) >= 18, $"only {threads.Count(t => t.Waited)} of 20 reads waited");
     }
 }
 
