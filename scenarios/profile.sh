@@ -30,13 +30,9 @@ done
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${out:-$root/scenarios/runs/profile-$(date -u +%Y%m%dT%H%M%SZ)}"
 mkdir -p "$out"
-for tool in perf:linux-perf wrk:wrk; do
-    if ! command -v "${tool%%:*}" > /dev/null; then
-        echo "profile.sh: installing ${tool#*:}" >&2
-        apt-get install -y -qq --no-install-recommends "${tool#*:}" > /dev/null 2>&1 \
-            || { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${tool#*:}" > /dev/null; }
-    fi
-done
+source "$root/scripts/lib/packages.sh"
+require_command perf linux-perf profile.sh
+require_command wrk wrk profile.sh
 connection_string=$(bash "$root/scripts/db.sh" connection-string 2> /dev/null || true)
 ulimit -n "$(ulimit -Hn)" 2> /dev/null || true
 
@@ -56,8 +52,7 @@ for _ in $(seq 100); do
 done
 
 url="http://127.0.0.1:$port$route"
-headers=(-H 'Host: tfb-server' -H 'Connection: keep-alive'
-    -H 'Accept: application/json,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7')
+headers=(-H 'Host: tfb-server' -H 'Connection: keep-alive' -H "Accept: $(tfb_accept "$route")")
 echo "profile.sh: warming $url for 4 s" >&2
 wrk -t "$(nproc)" -c "$connections" -d 4s "${headers[@]}" "$url" > /dev/null
 echo "profile.sh: loading $url for $((seconds + 4)) s, sampling the server for the middle $seconds s" >&2

@@ -4,6 +4,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../scripts/lib/packages.sh"
 
 die() { printf 'run.sh: error: %s\n' "$*" >&2; exit 2; }
 
@@ -20,11 +21,7 @@ python=python3
 has_matplotlib() { "$1" -c 'import sys, matplotlib; sys.exit(sys.version_info < (3, 11))' 2> /dev/null; }
 if ! has_matplotlib python3; then
     if ! has_matplotlib /usr/bin/python3 && [[ $(id -u) -eq 0 ]]; then
-        printf 'run.sh: installing python3-matplotlib from the Debian packages (for the chart)\n' >&2
-        export DEBIAN_FRONTEND=noninteractive
-        apt-get install -y -qq --no-install-recommends python3-matplotlib > /dev/null 2>&1 \
-            || { apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-matplotlib > /dev/null 2>&1; } \
-            || true
+        install_package python3-matplotlib run.sh || true
     fi
     if has_matplotlib /usr/bin/python3; then
         python=/usr/bin/python3
@@ -34,13 +31,7 @@ if ! has_matplotlib python3; then
 fi
 
 # TFB's load generator is wrk 4.x; Debian packages 4.1.
-if ! command -v wrk > /dev/null; then
-    [[ $(id -u) -eq 0 ]] || die "wrk is not installed; as root this script installs it (apt-get install wrk)"
-    printf 'run.sh: installing wrk from the Debian packages\n' >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq || die "apt-get update failed"
-    apt-get install -y -qq --no-install-recommends wrk > /dev/null || die "apt-get install wrk failed"
-fi
+require_command wrk wrk run.sh
 
 # Every connection is a descriptor on both ends, and plaintext goes up to 16384 connections: the usual 1024 is far
 # too low. TFB gives its containers nofile=200000; take that, or at least the hard limit. The server this runner

@@ -51,7 +51,8 @@ fi
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 connection_string=$(bash "$root/scripts/db.sh" connection-string 2> /dev/null || true)
-command -v wrk > /dev/null || { echo "settings-matrix.sh: wrk is missing (apt-get install wrk)" >&2; exit 1; }
+source "$root/scripts/lib/packages.sh"
+require_command wrk wrk settings-matrix.sh
 ulimit -n "$(ulimit -Hn)" 2> /dev/null || true
 
 echo "settings-matrix.sh: building the server (dotnet build -c Release src/PlatformBenchmarks)" >&2
@@ -59,8 +60,6 @@ dotnet build -c Release "$root/src/PlatformBenchmarks" -v quiet -nologo > /dev/n
 server="$root/src/PlatformBenchmarks/bin/Release/net10.0/PlatformBenchmarks"
 port=18080
 ticks=$(getconf CLK_TCK)
-plain_accept='text/plain,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7'
-json_accept='application/json,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7'
 
 pid=
 rows=()
@@ -119,15 +118,13 @@ for round in $(seq 1 "$rounds"); do
         row=$(printf '%-12s %-5s' "$name" "$round")
         for route in "${routes[@]}"; do
             pipeline=()
-            accept=$json_accept
             if [[ $route == /plaintext ]]; then
                 pipeline=(-s "$root/scenarios/pipeline.lua" -- 16)
-                accept=$plain_accept
             fi
 
             # A short warm-up per route so the JIT has tiered up before the measured window.
             wrk -t 2 -c 64 -d 2s "http://127.0.0.1:$port$route" "${pipeline[@]}" > /dev/null
-            read -r rate cpu < <(measure "$pid" "http://127.0.0.1:$port$route" "$accept" "${pipeline[@]}")
+            read -r rate cpu < <(measure "$pid" "http://127.0.0.1:$port$route" "$(tfb_accept "$route")" "${pipeline[@]}")
             row+=$(printf ' %18s %8s' "$rate" "$cpu")
         done
 

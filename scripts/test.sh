@@ -24,11 +24,8 @@ scripts/db.sh start
 
 # The load-runner tests drive scenarios/run.sh, which needs wrk (Debian's package): install it here, once, rather
 # than in the middle of the test run.
-if ! command -v wrk > /dev/null; then
-    echo "test.sh: installing wrk"
-    apt-get install -y -qq --no-install-recommends wrk > /dev/null 2>&1 \
-        || { apt-get update -qq && apt-get install -y -qq --no-install-recommends wrk > /dev/null; }
-fi
+source scripts/lib/packages.sh
+require_command wrk wrk test.sh
 # The tests read ConnectionString; point them at the cluster just started unless told otherwise.
 ConnectionString="${ConnectionString:-$(scripts/db.sh connection-string)}"
 export ConnectionString
