@@ -7,22 +7,15 @@ public class CoarseClockTests
 {
     private static readonly DateTimeOffset s_start = new(2026, 11, 25, 13, 0, 0, TimeSpan.Zero);
 
-    [Fact]
-    public void StartsAtTheProvidersTime()
+    [Theory]
+    [InlineData(0)]
+    [InlineData(999)]
+    public void ReadsTheProvidersTimeAtStartUntilASecondHasPassed(int elapsedMilliseconds)
     {
         var time = new FakeTimeProvider(s_start);
         using var clock = new CoarseClock(time);
 
-        Assert.Equal(s_start, clock.UtcNow);
-    }
-
-    [Fact]
-    public void KeepsItsTimeWithinASecond()
-    {
-        var time = new FakeTimeProvider(s_start);
-        using var clock = new CoarseClock(time);
-
-        time.Advance(TimeSpan.FromMilliseconds(999));
+        time.Advance(TimeSpan.FromMilliseconds(elapsedMilliseconds));
 
         Assert.Equal(s_start, clock.UtcNow);
     }
