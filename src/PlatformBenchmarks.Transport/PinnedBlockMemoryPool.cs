@@ -22,6 +22,7 @@ internal sealed class PinnedBlockMemoryPool : MemoryPool<byte>
     private readonly ConcurrentQueue<PinnedBlock> _free = new();
     private readonly List<byte[]> _slabs = [];
     private readonly Lock _growLock = new();
+    private int _earlyReturns;
 
     public override int MaxBufferSize => BlockSize;
 
@@ -48,7 +49,16 @@ internal sealed class PinnedBlockMemoryPool : MemoryPool<byte>
         return _free.TryDequeue(out PinnedBlock? block) ? block : Grow();
     }
 
+    /// <summary>
+    /// Blocks given back while the kernel still held them for a send: each is kept off the free list until the send's
+    /// completion is reaped. Always 0 unless the transport breaks its rule; the tests hold it to that.
+    /// </summary>
+    internal int EarlyReturns => Volatile.Read(ref _earlyReturns);
+
     internal void Return(PinnedBlock block) => _free.Enqueue(block);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    internal void NoteEarlyReturn() => Interlocked.Increment(ref _earlyReturns);
 
     protected override void Dispose(bool disposing)
     {
@@ -90,6 +100,8 @@ internal sealed unsafe class PinnedBlock : MemoryManager<byte>
 
     // Keeps the slab (and so this block's memory) alive while the block is in use.
     private readonly byte[] _slab;
+    private bool _lent;
+    private bool _returnDeferred;
 
     public PinnedBlock(PinnedBlockMemoryPool pool, byte[] slab, byte* pointer)
     {
@@ -115,6 +127,32 @@ internal sealed unsafe class PinnedBlock : MemoryManager<byte>
         return true;
     }
 
-    // IMemoryOwner<byte>.Dispose: the pipe is done with the block.
-    protected override void Dispose(bool disposing) => _pool.Return(this);
+    /// <summary>The kernel was given this block's address for a send (io_uring); loop thread only.</summary>
+    internal void LendToKernel() => _lent = true;
+
+    /// <summary>That send's completion was reaped: a return that came in the meantime is carried out now.</summary>
+    internal void ReturnFromKernel()
+    {
+        _lent = false;
+        if (_returnDeferred)
+        {
+            _returnDeferred = false;
+            _pool.Return(this);
+        }
+    }
+
+    // IMemoryOwner<byte>.Dispose: the pipe is done with the block. Memory handed to the kernel is the kernel's until
+    // its completion is reaped, so a block still lent is not reused before then: another connection would write its
+    // response into bytes the kernel may still be sending. Blocks are lent and given back by the same loop thread.
+    protected override void Dispose(bool disposing)
+    {
+        if (_lent)
+        {
+            _returnDeferred = true;
+            _pool.NoteEarlyReturn();
+            return;
+        }
+
+        _pool.Return(this);
+    }
 }

@@ -9,6 +9,7 @@ internal sealed partial class TransportConnection : IValueTaskSource<int>
 {
     private ManualResetValueTaskSourceCore<int> _sendWait;
     private bool _waitingToSend;
+    private bool _kernelHoldsSend;
 
     /// <summary>True while a send waits for room (epoll) or for its completion (io_uring).</summary>
     internal bool WaitingToSend => _waitingToSend;
@@ -78,11 +79,16 @@ internal sealed partial class TransportConnection : IValueTaskSource<int>
         TryClose();
     }
 
-    /// <summary>For a kind whose send must wait: an awaitable completed by <see cref="CompleteSendWait"/>.</summary>
-    internal ValueTask<int> WaitToSend()
+    /// <summary>
+    /// For a kind whose send must wait: an awaitable completed by <see cref="CompleteSendWait"/>. With
+    /// <paramref name="kernelHoldsMemory"/> the kernel was given the bytes' memory (io_uring), and only the kind may end
+    /// the wait, from the send's completion: a close does not, because the pipe would hand the blocks out again.
+    /// </summary>
+    internal ValueTask<int> WaitToSend(bool kernelHoldsMemory)
     {
         _sendWait.Reset();
         _waitingToSend = true;
+        _kernelHoldsSend = kernelHoldsMemory;
         return new ValueTask<int>(this, _sendWait.Version);
     }
 
@@ -92,6 +98,7 @@ internal sealed partial class TransportConnection : IValueTaskSource<int>
         if (_waitingToSend)
         {
             _waitingToSend = false;
+            _kernelHoldsSend = false;
             _sendWait.SetResult(result);
         }
     }

@@ -17,7 +17,8 @@ namespace PlatformBenchmarks.Transport;
 /// The close order. When the application completes its output, the send loop sends what is queued, then
 /// shutdown(SHUT_WR) at once (the peer sees the FIN right after the last response), while the input stays readable.
 /// The descriptor is closed once the application is done with the connection too (it completed the input, or Kestrel
-/// disposed the connection). An abort closes at once with SO_LINGER 0, so the peer gets a reset.
+/// disposed the connection). An abort closes at once with SO_LINGER 0, so the peer gets a reset. Whatever closes it,
+/// the output's blocks go back to the pool only once no send the kernel holds reads them.
 /// </summary>
 internal sealed partial class TransportConnection : ConnectionContext,
     IConnectionIdFeature, IConnectionTransportFeature, IConnectionItemsFeature, IConnectionLifetimeFeature,
@@ -286,21 +287,26 @@ internal sealed partial class TransportConnection : ConnectionContext,
             return;
         }
 
-        _loop.Forget(this);
         if (abort is not null)
         {
             Libc.SetResetOnClose(Fd);
         }
 
-        _ = Libc.Close(Fd);
+        _loop.Forget(this);
         _closed = true;
         Fd = -1;
         WantsReceive = false;
         CompleteInput(abort);
         if (!_sendDone)
         {
-            // Wakes the send loop wherever it waits: for the application's output, or for room to send.
-            CompleteSendWait(-Libc.ECONNABORTED);
+            // Wakes the send loop wherever it waits: for the application's output, or for room to send. A send the
+            // kernel holds (io_uring) is not woken here: the kernel may still read its blocks, so the send loop hands
+            // them back to the pool only once that send's completion (or its cancel's) has been reaped.
+            if (!_kernelHoldsSend)
+            {
+                CompleteSendWait(-Libc.ECONNABORTED);
+            }
+
             _output.Reader.CancelPendingRead();
         }
 

@@ -21,4 +21,7 @@ internal static partial class TransportLog
 
     [LoggerMessage(EventId = 105, Level = LogLevel.Warning, Message = "Transport loop {Loop} could not wait for its io_uring operations to end (errno {Errno}); its buffers are kept")]
     public static partial void DrainFailed(ILogger logger, int errno, int loop);
+
+    [LoggerMessage(EventId = 106, Level = LogLevel.Error, Message = "Transport loop {Loop}: closing a connection's descriptor failed with errno {Errno}")]
+    public static partial void CloseFailed(ILogger logger, int errno, int loop);
 }

@@ -28,7 +28,8 @@ namespace PlatformBenchmarks.Transport;
 /// <item><see cref="SendAsync"/>: send a prefix of the bytes; the result is the count sent (0: nothing yet, call again)
 /// or a negative errno. <see cref="TransportConnection.WaitToSend"/> gives a reusable awaitable for a send that must wait.</item>
 /// <item><see cref="Closing"/>: forget a connection whose descriptor is about to be closed (io_uring: cancel its
-/// operations); <see cref="StopAccepting"/> and <see cref="ReleaseResources"/>.</item>
+/// operations; a send the kernel holds keeps its wait until its own completion), then <see cref="CloseDescriptor"/>;
+/// <see cref="StopAccepting"/> and <see cref="ReleaseResources"/>.</item>
 /// </list>
 /// Calls into a connection may run the application inline, which may close the connection: a kind re-checks
 /// <see cref="TransportConnection.IsClosed"/> after each. <see cref="TransportConnection.KindState"/> is the kind's
@@ -158,7 +159,7 @@ internal abstract class TransportLoop : PipeScheduler
 
     internal TransportConnection? Find(int fd) => (uint)fd < (uint)_connections.Length ? _connections[fd] : null;
 
-    /// <summary>Called by the connection, on the loop, just before its descriptor is closed.</summary>
+    /// <summary>Called by the connection, on the loop, when it closes: the kind lets go of it and closes its descriptor.</summary>
     internal void Forget(TransportConnection connection)
     {
         Closing(connection);
@@ -168,6 +169,8 @@ internal abstract class TransportLoop : PipeScheduler
             _connections[fd] = null;
             Interlocked.Decrement(ref _connectionCount);
         }
+
+        CloseDescriptor(fd);
     }
 
     /// <summary>A kind's accept produced <paramref name="fd"/>: make it a connection of this loop and hand it to the application.</summary>
@@ -251,6 +254,12 @@ internal abstract class TransportLoop : PipeScheduler
     internal abstract ValueTask<int> SendAsync(TransportConnection connection, ReadOnlySequence<byte> data);
 
     protected abstract void Closing(TransportConnection connection);
+
+    /// <summary>
+    /// Closes a connection's descriptor once nothing the kind prepared still names it by number: the number may be
+    /// given to another socket as soon as it is closed.
+    /// </summary>
+    protected abstract void CloseDescriptor(int fd);
 
     /// <summary>Stops accepting and closes this loop's listening socket; on the loop.</summary>
     protected internal abstract void StopAccepting();

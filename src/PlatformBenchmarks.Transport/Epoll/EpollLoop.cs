@@ -110,7 +110,7 @@ internal sealed unsafe class EpollLoop : TransportLoop
         if (errno == Libc.EAGAIN)
         {
             // The socket buffer is full (a slow reader): wait for EPOLLOUT, then the send loop tries again.
-            ValueTask<int> wait = connection.WaitToSend();
+            ValueTask<int> wait = connection.WaitToSend(kernelHoldsMemory: false);
             UpdateInterest(connection);
             return wait;
         }
@@ -123,6 +123,9 @@ internal sealed unsafe class EpollLoop : TransportLoop
         // close(2) removes the descriptor from the epoll set; events already returned for it in this turn find no
         // connection (or, if the number is reused at once, a spurious readiness that ends in EAGAIN).
     }
+
+    // send(2) copied the bytes before it returned, so nothing of the connection's is left with the kernel.
+    protected override void CloseDescriptor(int fd) => _ = Libc.Close(fd);
 
     protected internal override void StopAccepting()
     {

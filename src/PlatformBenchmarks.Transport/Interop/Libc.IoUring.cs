@@ -42,6 +42,7 @@ internal static unsafe partial class Libc
     public const byte IORING_OP_SENDMSG = 9;
     public const byte IORING_OP_ACCEPT = 13;
     public const byte IORING_OP_ASYNC_CANCEL = 14;
+    public const byte IORING_OP_CLOSE = 19;
     public const byte IORING_OP_READ = 22;
     public const byte IORING_OP_SEND = 26;
     public const byte IORING_OP_RECV = 27;

@@ -77,6 +77,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         Receive,
         Send,
         Cancel,
+        Close,
     }
 
     protected override void Run()
@@ -168,9 +169,10 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         entry->OpFlags = Libc.MSG_NOSIGNAL;
         entry->UserData = UserData(Operation.Send, slot.Index);
         slot.Sending = true;
+        slot.Sender = connection;
         slot.Pending++;
         _inFlight++;
-        return connection.WaitToSend();
+        return connection.WaitToSend(kernelHoldsMemory: true);
     }
 
     protected override void Closing(TransportConnection connection)
@@ -200,12 +202,32 @@ internal sealed unsafe class IoUringLoop : TransportLoop
 
         if (slot.Sending)
         {
+            // The send keeps its memory and its wait until its own completion, which the cancel brings about.
             PrepareCancel(slot, Operation.Send);
         }
 
         slot.Connection = null;
         connection.KindState = 0;
         ReleaseIfIdle(slot);
+    }
+
+    protected override void CloseDescriptor(int fd)
+    {
+        if (!_enabled)
+        {
+            _ = Libc.Close(fd);
+            return;
+        }
+
+        // Closed by the ring, behind the entries prepared this turn: a receive armed or a send prepared for this
+        // descriptor, not yet submitted, names it by number, and close(2) now would let a socket opened meanwhile (an
+        // accept, a database connection) take the number and receive this connection's bytes. The kernel takes each
+        // entry's file in submission order, so the close cannot overtake them, and it costs no system call of its own.
+        Libc.SubmissionEntry* entry = _ring.Next();
+        entry->Opcode = Libc.IORING_OP_CLOSE;
+        entry->Fd = fd;
+        entry->UserData = UserData(Operation.Close, uint.MaxValue);
+        _inFlight++;
     }
 
     protected internal override void StopAccepting()
@@ -376,6 +398,13 @@ internal sealed unsafe class IoUringLoop : TransportLoop
                     }
 
                     break;
+                case Operation.Close:
+                    if (completion.Result < 0)
+                    {
+                        TransportLog.CloseFailed(Logger, -completion.Result, Index);
+                    }
+
+                    break;
                 case Operation.Cancel:
                     if (slot != uint.MaxValue)
                     {
@@ -473,12 +502,15 @@ internal sealed unsafe class IoUringLoop : TransportLoop
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Sent(Slot slot, int result)
     {
+        TransportConnection sender = slot.Sender!;
         slot.Sending = false;
+        slot.Sender = null;
         slot.Pending--;
-        slot.Unpin();
-        // EAGAIN or EINTR: nothing sent, try again. Otherwise the count sent or the error; a closed connection's send
-        // loop was already released by the close.
-        slot.Connection?.CompleteSendWait(result is -Libc.EAGAIN or -Libc.EINTR ? 0 : result);
+        // Reaped: the kernel is done with the memory, and only now may the send loop give it back to the pipe.
+        slot.ReleaseMemory();
+        // EAGAIN or EINTR: nothing sent, try again (a closed connection's send loop stops instead). Otherwise the
+        // count sent or the error, ECANCELED for a send cancelled by the close.
+        sender.CompleteSendWait(result is -Libc.EAGAIN or -Libc.EINTR ? 0 : result);
         ReleaseIfIdle(slot);
     }
 
@@ -553,6 +585,9 @@ internal sealed unsafe class IoUringLoop : TransportLoop
     {
         private const int MaxVectors = 64;
 
+        // The pool's blocks the send in flight reads from, marked lent until its completion is reaped.
+        private readonly PinnedBlock?[] _lent = new PinnedBlock?[MaxVectors];
+        private int _lentCount;
         private Libc.MessageHeader* _message;
         private MemoryHandle _pin;
         private bool _pinned;
@@ -573,18 +608,24 @@ internal sealed unsafe class IoUringLoop : TransportLoop
 
         public bool Sending { get; set; }
 
+        /// <summary>The connection whose send is in flight; it outlives <see cref="Connection"/> when the close cancels the send.</summary>
+        public TransportConnection? Sender { get; set; }
+
         public bool Free { get; set; }
 
         public int Pending { get; set; }
 
         /// <summary>
-        /// The address of <paramref name="memory"/> for the kernel. Blocks of the pinned pool need no pin; anything else
-        /// (a large buffer the pipe took from the shared array pool) is pinned until the send completes.
+        /// The address of <paramref name="memory"/> for the kernel, which holds it until <see cref="ReleaseMemory"/>.
+        /// Blocks of the pinned pool need no pin, and are marked lent so the pool would not hand one out early; anything
+        /// else (a large buffer the pipe took from the shared array pool) is pinned until the send completes.
         /// </summary>
         public byte* Pin(ReadOnlyMemory<byte> memory)
         {
             if (MemoryMarshal.TryGetMemoryManager(memory, out PinnedBlock? block, out int start, out _))
             {
+                block.LendToKernel();
+                _lent[_lentCount++] = block;
                 return block.Pointer + start;
             }
 
@@ -594,8 +635,16 @@ internal sealed unsafe class IoUringLoop : TransportLoop
             return (byte*)_pin.Pointer;
         }
 
-        public void Unpin()
+        /// <summary>The send's completion was reaped: its blocks are no longer lent, and a foreign buffer is unpinned.</summary>
+        public void ReleaseMemory()
         {
+            for (int i = 0; i < _lentCount; i++)
+            {
+                _lent[i]!.ReturnFromKernel();
+                _lent[i] = null;
+            }
+
+            _lentCount = 0;
             if (_pinned)
             {
                 _pin.Dispose();
@@ -640,7 +689,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
 
         public void Dispose()
         {
-            Unpin();
+            ReleaseMemory();
             NativeMemory.Free(_message);
             _message = null;
         }
