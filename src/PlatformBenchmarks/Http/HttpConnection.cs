@@ -71,10 +71,14 @@ internal sealed partial class HttpConnection<TApp>
         finally
         {
             _requestTimeout?.Dispose();
+            _parser.ReleaseScratch();
             await _input.CompleteAsync();
             await _output.CompleteAsync();
         }
     }
+
+    /// <summary>Whether the parser holds a scratch buffer now (the tests check a connection gives it back).</summary>
+    internal bool HoldsHeadBuffer => _parser.HoldsScratch;
 
     private async Task ProcessRequestsAsync()
     {
@@ -138,6 +142,10 @@ internal sealed partial class HttpConnection<TApp>
 
             // Everything before buffer.Start is answered; the rest is a request still arriving.
             _input.AdvanceTo(buffer.Start, result.Buffer.End);
+            if (!_awaitingBody)
+            {
+                _parser.ReleaseScratch();
+            }
 
             if (_hasOutput)
             {

@@ -34,7 +34,9 @@ internal sealed partial class HttpParser
 
     private readonly HttpLimits _limits;
 
-    // Holds a head that spans segments while it is parsed, and a head kept while its body arrives (Retain).
+    // Holds a head that spans segments while it is parsed, and a head kept while its body arrives (Retain). Rented from
+    // the shared pool only for that long (see ReleaseScratch): a connection that once split a head must not keep
+    // MaxHeadSize bytes for the rest of its life, or many idle connections pin a scratch buffer each.
     private byte[]? _scratch;
     private RequestHead _retainedHead;
     private int _retainedLength;
@@ -48,6 +50,9 @@ internal sealed partial class HttpParser
     public HttpParser(HttpLimits limits) => _limits = limits;
 
     public HttpLimits Limits => _limits;
+
+    /// <summary>Whether a scratch buffer is rented now (the connection tests check it is given back).</summary>
+    internal bool HoldsScratch => _scratch is not null;
 
     /// <summary>How far the parse of one head has got; offsets count from the head's first byte.</summary>
     private struct Progress
@@ -305,13 +310,14 @@ internal sealed partial class HttpParser
         ParseStatus status = ParseStatus.Incomplete;
         if (!buffer.IsSingleSegment && parsed < _limits.MaxHeadSize)
         {
-            byte[] scratch = _scratch ??= new byte[_limits.MaxHeadSize];
-            long available = Math.Min(buffer.Length, scratch.Length);
+            byte[] scratch = RentScratch();
+            int capacity = _limits.MaxHeadSize;
+            long available = Math.Min(buffer.Length, capacity);
             int copied = 0;
             foreach (ReadOnlyMemory<byte> memory in buffer)
             {
                 ReadOnlySpan<byte> span = memory.Span;
-                int take = Math.Min(span.Length, scratch.Length - copied);
+                int take = Math.Min(span.Length, capacity - copied);
                 span.Slice(0, take).CopyTo(scratch.AsSpan(copied));
                 copied += take;
 
@@ -321,7 +327,7 @@ internal sealed partial class HttpParser
                 {
                     status = ParseLines(scratch.AsSpan(0, copied), ref progress, ref head, out rejection);
                     parsed = copied;
-                    if (status != ParseStatus.Incomplete || copied == scratch.Length)
+                    if (status != ParseStatus.Incomplete || copied == capacity)
                     {
                         break;
                     }
@@ -410,7 +416,7 @@ internal sealed partial class HttpParser
     /// </summary>
     internal void Retain(ReadOnlySpan<byte> headBytes, ref readonly RequestHead head)
     {
-        byte[] scratch = _scratch ??= new byte[_limits.MaxHeadSize];
+        byte[] scratch = RentScratch();
         if (!Unsafe.AreSame(ref MemoryMarshal.GetReference(headBytes), ref scratch[0]))
         {
             headBytes.CopyTo(scratch);
@@ -426,4 +432,27 @@ internal sealed partial class HttpParser
         head = _retainedHead;
         return _scratch.AsSpan(0, _retainedLength);
     }
+
+    /// <summary>
+    /// Gives the scratch buffer back, if one is held. Call when no head parsed from it is in use any more (every request
+    /// parsed so far is answered) and none is retained; an unfinished head is copied again by the next parse.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void ReleaseScratch()
+    {
+        if (_scratch is not null)
+        {
+            ReturnScratch();
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ReturnScratch()
+    {
+        ArrayPool<byte>.Shared.Return(_scratch!);
+        _scratch = null;
+        _retainedLength = 0;
+    }
+
+    private byte[] RentScratch() => _scratch ??= ArrayPool<byte>.Shared.Rent(_limits.MaxHeadSize);
 }

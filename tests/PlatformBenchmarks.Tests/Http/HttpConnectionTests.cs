@@ -117,6 +117,33 @@ public class HttpConnectionTests
     }
 
     [Fact]
+    public async Task AHeadSpanningBufferSegmentsLeavesNoBufferHeldOnceItIsAnswered()
+    {
+        // Longer than a pipe segment, so the parser gathers it in a scratch buffer: a connection must not keep that
+        // buffer for the rest of its life, or idle connections that once split a head pin one each.
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Get("/long", $"X-Long: {new string('a', 6000)}\r\n"));
+
+        Assert.Equal("GET /long ", (await connection.ReadAsync())!.BodyText);
+        Assert.False(connection.Engine.HoldsHeadBuffer);
+    }
+
+    [Fact]
+    public async Task AHeadSpanningBufferSegmentsIsKeptUntilItsLateBodyArrivesThenGivenBack()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync($"POST /late HTTP/1.1\r\nHost: test\r\nX-Long: {new string('a', 6000)}\r\nContent-Length: 5\r\n\r\nhe");
+        await connection.ExaminedAllSentAsync();
+        Assert.True(connection.Engine.HoldsHeadBuffer);
+
+        await connection.SendAsync("llo" + Get("/next"));
+
+        Assert.Equal("POST /late ", (await connection.ReadAsync())!.BodyText);
+        Assert.Equal("GET /next ", (await connection.ReadAsync())!.BodyText);
+        Assert.False(connection.Engine.HoldsHeadBuffer);
+    }
+
+    [Fact]
     public async Task LargeBodyWithinTheLimitIsSkipped()
     {
         await using var connection = new PipeConnection<EchoApplication>(default);

@@ -23,9 +23,13 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
         var context = new HttpServerContext(limits, Time, new DateHeader(Time), NullLogger.Instance);
         _input = new ExaminedCountingReader(_requests.Reader);
         var connection = new HttpConnection<TApp>(app, new DuplexPipe(_input, _responses.Writer), context, transportHalfCloses, closeRequested);
+        Engine = connection;
         Completion = Task.Run(connection.ExecuteAsync, CancellationToken.None);
         Output = _responses.Reader.AsStream();
     }
+
+    /// <summary>The engine's connection, for the tests that look at what it holds between requests.</summary>
+    public HttpConnection<TApp> Engine { get; }
 
     /// <summary>The connection's clock: it stands still until a test advances it.</summary>
     public FakeTimeProvider Time { get; } = new(new DateTimeOffset(2026, 1, 2, 3, 4, 5, TimeSpan.Zero));
