@@ -10,7 +10,7 @@ namespace PlatformBenchmarks.Transport;
 
 /// <summary>
 /// One bound endpoint: <see cref="TransportOptions.EffectiveThreadCount"/> loops, each with its own SO_REUSEPORT
-/// listening socket on the endpoint. Connections accepted by the loops are handed out by <see cref="AcceptAsync"/>.
+/// listening socket on the endpoint, which no other socket listens on (<see cref="ListenSocket"/>). Connections accepted by the loops are handed out by <see cref="AcceptAsync"/>.
 /// </summary>
 internal sealed class LinuxConnectionListener : IConnectionListener
 {
@@ -46,7 +46,7 @@ internal sealed class LinuxConnectionListener : IConnectionListener
     {
         var listener = new LinuxConnectionListener(options, logger, time);
         int count = options.EffectiveThreadCount;
-        int[] fds = ListenSocket.CreateGroup(endPoint, count, out IPEndPoint bound);
+        int[] fds = ListenSocket.CreateGroup(endPoint, count, logger, out IPEndPoint bound);
         listener.EndPoint = bound;
         var loops = new List<TransportLoop>(count);
         try

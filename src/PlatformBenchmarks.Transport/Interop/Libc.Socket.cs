@@ -20,12 +20,28 @@ internal static unsafe partial class Libc
     public const int IPV6_V6ONLY = 26;
     public const int SHUT_WR = 1;
     public const int MSG_NOSIGNAL = 0x4000;
+    public const int SO_COOKIE = 57;
+    public const int TCP_LISTEN = 10;
+
+    // sock_diag over netlink: the kernel's list of sockets (what ss(8) reads).
+    public const int AF_NETLINK = 16;
+    public const int SOCK_DGRAM = 2;
+    public const int NETLINK_SOCK_DIAG = 4;
+    public const ushort NLM_F_REQUEST = 0x1;
+    public const ushort NLM_F_DUMP = 0x300;
+    public const ushort NLMSG_ERROR = 2;
+    public const ushort NLMSG_DONE = 3;
+    public const ushort SOCK_DIAG_BY_FAMILY = 20;
+    public const ushort INET_DIAG_SKV6ONLY = 11;
 
     [LibraryImport(Library, EntryPoint = "socket", SetLastError = true)]
     public static partial int Socket(int domain, int type, int protocol);
 
     [LibraryImport(Library, EntryPoint = "setsockopt", SetLastError = true)]
     public static partial int SetSockOpt(int fd, int level, int name, void* value, uint length);
+
+    [LibraryImport(Library, EntryPoint = "getsockopt", SetLastError = true)]
+    public static partial int GetSockOpt(int fd, int level, int name, void* value, uint* length);
 
     [LibraryImport(Library, EntryPoint = "bind", SetLastError = true)]
     public static partial int Bind(int fd, SocketAddress* address, uint length);
@@ -102,5 +118,64 @@ internal static unsafe partial class Libc
     public struct Bytes24
     {
         private byte _element;
+    }
+
+    [InlineArray(16)]
+    public struct Bytes16
+    {
+        private byte _element;
+    }
+
+    /// <summary>struct nlmsghdr.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct NetlinkMessageHeader
+    {
+        public uint Length;
+        public ushort Type;
+        public ushort Flags;
+        public uint Sequence;
+        public uint PortId;
+    }
+
+    /// <summary>struct inet_diag_sockid: ports and addresses in network byte order, the cookie as two halves, low first.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct InetDiagSocketId
+    {
+        public ushort SourcePort;
+        public ushort DestinationPort;
+        public Bytes16 Source;
+        public Bytes16 Destination;
+        public uint Interface;
+        public uint CookieLow;
+        public uint CookieHigh;
+    }
+
+    /// <summary>A netlink header followed by struct inet_diag_req_v2: a dump of one family's TCP sockets in the given states.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct InetDiagDumpRequest
+    {
+        public NetlinkMessageHeader Header;
+        public byte Family;
+        public byte Protocol;
+        public byte Extensions;
+        public byte Pad;
+        public uint States;
+        public InetDiagSocketId Id;
+    }
+
+    /// <summary>struct inet_diag_msg, one socket of a dump; attributes (struct rtattr) follow it.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct InetDiagMessage
+    {
+        public byte Family;
+        public byte State;
+        public byte Timer;
+        public byte Retransmits;
+        public InetDiagSocketId Id;
+        public uint Expires;
+        public uint ReceiveQueue;
+        public uint SendQueue;
+        public uint Uid;
+        public uint Inode;
     }
 }

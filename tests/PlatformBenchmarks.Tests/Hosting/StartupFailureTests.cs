@@ -10,21 +10,58 @@ namespace PlatformBenchmarks.Tests.Hosting;
 /// <summary>A server that cannot start says why in one line naming the address, and exits with the settings code.</summary>
 public class StartupFailureTests
 {
+    private const int SolSocket = 1;
+    private const int SoReusePort = 15;
+
     [Theory]
-    [InlineData("IoUring")]
-    [InlineData("Epoll")]
-    [InlineData("Sockets")]
-    public async Task APortAlreadyInUseStopsTheServerWithOneLineAndExitCode2(string kind)
+    [InlineData("IoUring", false)]
+    [InlineData("Epoll", false)]
+    [InlineData("Sockets", false)]
+    [InlineData("IoUring", true)]
+    [InlineData("Epoll", true)]
+    [InlineData("Sockets", true)]
+    public async Task APortAlreadyInUseStopsTheServerWithOneLineAndExitCode2(string kind, bool occupantSharesWithReusePort)
     {
-        using var occupant = new TcpListener(IPAddress.Loopback, 0);
-        occupant.Start();
-        string url = $"http://127.0.0.1:{((IPEndPoint)occupant.LocalEndpoint).Port}";
+        // With SO_REUSEPORT the server's own SO_REUSEPORT sockets could join the occupant's group and share its connections.
+        using var occupant = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        if (occupantSharesWithReusePort)
+        {
+            occupant.SetRawSocketOption(SolSocket, SoReusePort, BitConverter.GetBytes(1));
+        }
+
+        occupant.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        occupant.Listen();
+        string url = $"http://127.0.0.1:{((IPEndPoint)occupant.LocalEndPoint!).Port}";
 
         (int exitCode, string output, string error) = await RunServerAsync("--urls", url, "--Transport:Kind", kind);
 
-        Assert.Equal(Program.SettingsExitCode, exitCode);
-        Assert.Equal($"PlatformBenchmarks: Failed to bind to address {url}: address already in use.", error.Trim());
-        Assert.DoesNotContain(" at ", output, StringComparison.Ordinal); // no stack trace anywhere
+        AssertAddressInUse(url, exitCode, output, error);
+    }
+
+    [Theory]
+    [InlineData("IoUring")]
+    [InlineData("Epoll")]
+    public async Task ASecondServerOnThePortStopsTheSameWayAndTheFirstAnswersEveryConnection(string kind)
+    {
+        int port = ServerProcess.FreePort();
+        string url = $"http://127.0.0.1:{port}";
+        using Process first = ServerProcess.Start(["--urls", url, "--Transport:Kind", kind]);
+        try
+        {
+            await ServerProcess.WaitForBannerAsync(first, TimeSpan.FromMinutes(1));
+
+            (int exitCode, string output, string error) = await RunServerAsync("--urls", url, "--Transport:Kind", kind);
+
+            AssertAddressInUse(url, exitCode, output, error);
+            // Each connection is answered, so none waits in an accept queue of the second server's.
+            int[] statuses = await Task.WhenAll(Enumerable.Range(0, 16).Select(_ => PlaintextAsync(port)));
+            Assert.All(statuses, status => Assert.Equal(200, status));
+        }
+        finally
+        {
+            first.Kill(entireProcessTree: true);
+            await first.WaitForExitAsync();
+        }
     }
 
     [Theory]
@@ -67,6 +104,23 @@ public class StartupFailureTests
     public void AFailureThatIsNotTheEnvironmentsIsLeftToCrashLoudly()
     {
         Assert.Null(StartupFailure.Describe(new InvalidOperationException("a bug"), "http://*:8080"));
+    }
+
+    private static void AssertAddressInUse(string url, int exitCode, string output, string error)
+    {
+        Assert.Equal(Program.SettingsExitCode, exitCode);
+        Assert.Equal($"PlatformBenchmarks: Failed to bind to address {url}: address already in use.", error.Trim());
+        Assert.DoesNotContain(" at ", output, StringComparison.Ordinal); // no stack trace anywhere
+    }
+
+    /// <summary>One plaintext request on a fresh connection; returns the response's status.</summary>
+    private static async Task<int> PlaintextAsync(int port)
+    {
+        using var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+        await socket.ConnectAsync(IPAddress.Loopback, port);
+        using var client = new RawClient(socket);
+        await client.SendAsync("GET /plaintext HTTP/1.1\r\nHost: tfb-server\r\n\r\n");
+        return (await client.ReadAsync())?.Status ?? 0;
     }
 
     private static async Task<(int ExitCode, string Output, string Error)> RunServerAsync(params string[] arguments)
