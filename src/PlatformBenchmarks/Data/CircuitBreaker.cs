@@ -6,21 +6,29 @@ namespace PlatformBenchmarks.Data;
 /// not stampeded. After the period one call is let through as a probe; its success closes the breaker, its failure
 /// re-opens it. A probe that never finishes cannot wedge the breaker: the next period admits another probe.
 /// </summary>
+/// <remarks>
+/// The breaker's two transitions are what the log says of an outage (<see cref="OutageLog"/>): opening logs a warning,
+/// the probe that closes it logs the recovery. Calls that fail fast log nothing.
+/// </remarks>
 internal sealed class CircuitBreaker
 {
     private readonly TimeProvider _time;
     private readonly long _openTicks;
+    private readonly OutageLog _log;
+    // Taken only by the transitions, never by a call that finds the breaker closed or fails fast.
+    private readonly Lock _transitions = new();
 
     // Timestamp (of the TimeProvider) until which calls fail fast; 0 while closed. The hot path is one volatile read of it.
     private long _openUntil;
     private string _reason = "";
 
-    public CircuitBreaker(TimeSpan openPeriod, TimeProvider time)
+    public CircuitBreaker(TimeSpan openPeriod, TimeProvider time, ILogger logger)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(openPeriod, TimeSpan.Zero);
         ArgumentNullException.ThrowIfNull(time);
         _time = time;
         _openTicks = Math.Max(1, (long)(openPeriod.TotalSeconds * time.TimestampFrequency));
+        _log = new OutageLog(time, logger);
     }
 
     /// <summary>Whether calls fail fast now: for the tests, which see the breaker only from outside.</summary>
@@ -53,15 +61,30 @@ internal sealed class CircuitBreaker
     {
         if (probe)
         {
-            Volatile.Write(ref _openUntil, 0);
+            // Under the transitions' lock, so that a failure tripping the breaker at the same moment cannot log its outage
+            // before this recovery. Enter never turns a closed breaker open or back, so it needs no lock.
+            lock (_transitions)
+            {
+                if (Interlocked.Exchange(ref _openUntil, 0) != 0)
+                {
+                    _log.Closed();
+                }
+            }
         }
     }
 
-    /// <summary>The database is unreachable: open (or keep open) the breaker. Returns true when it was closed before.</summary>
-    public bool Tripped(string reason)
+    /// <summary>
+    /// The database is unreachable (<paramref name="reason"/>, short; <paramref name="cause"/>, what Npgsql threw): open
+    /// (or keep open) the breaker. Returns true when it was closed before.
+    /// </summary>
+    public bool Tripped(string reason, Exception cause)
     {
         _reason = reason;
-        bool wasClosed = Interlocked.Exchange(ref _openUntil, _time.GetTimestamp() + _openTicks) == 0;
-        return wasClosed;
+        lock (_transitions)
+        {
+            bool wasClosed = Interlocked.Exchange(ref _openUntil, _time.GetTimestamp() + _openTicks) == 0;
+            _log.Failed(wasClosed, reason, cause);
+            return wasClosed;
+        }
     }
 }

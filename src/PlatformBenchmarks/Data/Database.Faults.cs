@@ -23,7 +23,7 @@ internal sealed partial class Database
                 return null;
             }
         }
-        else if (_breaker.Tripped(reason))
+        else if (_breaker.Tripped(reason, exception))
         {
             // Idle pooled connections to a server that went away are dead: drop them now, so that the first calls after
             // its return do not fail one stale connection at a time.

@@ -26,15 +26,23 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     private readonly ReusePool<NpgsqlCommand> _fortuneCommands;
     private readonly ReusePool<NpgsqlCommand>?[] _updateCommands = new ReusePool<NpgsqlCommand>?[World.MaxPerRequest + 1];
 
+    /// <summary>
+    /// The log category of the outage and recovery lines. appsettings.json keeps it at Information while the default
+    /// is Warning: an operator who saw the outage's warning must also see that the database is back.
+    /// </summary>
+    public const string LogCategory = "PlatformBenchmarks.Data";
+
     /// <param name="time">The clock of the circuit breaker.</param>
-    public Database(DatabaseOptions options, TimeProvider time)
+    /// <param name="logger">Where outages and recoveries are logged (<see cref="OutageLog"/>), under <see cref="LogCategory"/>.</param>
+    public Database(DatabaseOptions options, TimeProvider time, ILogger logger)
     {
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(time);
+        ArgumentNullException.ThrowIfNull(logger);
         NpgsqlConnectionStringBuilder settings = options.CreateConnectionStringBuilder();
         // The slim builder carries only the basic type mappings (int4, text) we use, which trims start-up and the AOT image.
         _dataSource = new NpgsqlSlimDataSourceBuilder(settings.ConnectionString).Build();
-        _breaker = new CircuitBreaker(options.FailFastPeriod, time);
+        _breaker = new CircuitBreaker(options.FailFastPeriod, time, logger);
         _multiplexing = settings.Multiplexing;
         _worldCommands = CreateDataSourceCommands(WorldSql, 1);
         _fortuneCommands = CreateDataSourceCommands(FortuneSql, 0);

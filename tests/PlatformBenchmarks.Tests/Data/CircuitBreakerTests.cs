@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Time.Testing;
 using PlatformBenchmarks.Data;
 
@@ -6,13 +7,14 @@ namespace PlatformBenchmarks.Tests.Data;
 public class CircuitBreakerTests
 {
     private static readonly TimeSpan s_period = TimeSpan.FromSeconds(1);
+    private static readonly IOException s_refused = new("connection refused");
 
     private readonly FakeTimeProvider _time = new();
 
     [Fact]
     public void ClosedBreakerAdmitsEveryCallWithoutProbing()
     {
-        var breaker = new CircuitBreaker(s_period, _time);
+        var breaker = new CircuitBreaker(s_period, _time, NullLogger.Instance);
 
         Assert.False(breaker.Enter());
         Assert.False(breaker.Enter());
@@ -22,9 +24,9 @@ public class CircuitBreakerTests
     [Fact]
     public void TrippedBreakerFailsFastThenAdmitsExactlyOneProbe()
     {
-        var breaker = new CircuitBreaker(s_period, _time);
+        var breaker = new CircuitBreaker(s_period, _time, NullLogger.Instance);
 
-        Assert.True(breaker.Tripped("refused"));
+        Assert.True(breaker.Tripped("refused", s_refused));
         DatabaseUnavailableException fastFailure = Assert.Throws<DatabaseUnavailableException>(() => breaker.Enter());
         Assert.Contains("refused", fastFailure.Message, StringComparison.Ordinal);
 
@@ -42,12 +44,12 @@ public class CircuitBreakerTests
     [Fact]
     public void FailedProbeReopensTheBreakerForAnotherPeriod()
     {
-        var breaker = new CircuitBreaker(s_period, _time);
-        breaker.Tripped("refused");
+        var breaker = new CircuitBreaker(s_period, _time, NullLogger.Instance);
+        breaker.Tripped("refused", s_refused);
         _time.Advance(s_period);
         Assert.True(breaker.Enter());
 
-        Assert.False(breaker.Tripped("still refused"));
+        Assert.False(breaker.Tripped("still refused", s_refused));
 
         Assert.Throws<DatabaseUnavailableException>(() => breaker.Enter());
         _time.Advance(s_period);
@@ -57,8 +59,8 @@ public class CircuitBreakerTests
     [Fact]
     public void AProbeThatNeverReportsDoesNotKeepTheBreakerOpenForever()
     {
-        var breaker = new CircuitBreaker(s_period, _time);
-        breaker.Tripped("refused");
+        var breaker = new CircuitBreaker(s_period, _time, NullLogger.Instance);
+        breaker.Tripped("refused", s_refused);
         _time.Advance(s_period);
         Assert.True(breaker.Enter());
 
@@ -70,8 +72,8 @@ public class CircuitBreakerTests
     [Fact]
     public void SuccessOfACallThatWasNotTheProbeLeavesTheBreakerOpen()
     {
-        var breaker = new CircuitBreaker(s_period, _time);
-        breaker.Tripped("refused");
+        var breaker = new CircuitBreaker(s_period, _time, NullLogger.Instance);
+        breaker.Tripped("refused", s_refused);
 
         breaker.Succeeded(probe: false);
 

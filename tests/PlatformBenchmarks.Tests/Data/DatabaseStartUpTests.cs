@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Time.Testing;
 using Npgsql;
 using PlatformBenchmarks.Data;
@@ -23,7 +24,7 @@ public class DatabaseStartUpTests
         {
             ConnectionString = "Host=127.0.0.1;Port=1;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass;Timeout=60",
             Multiplexing = multiplexing,
-        }, time);
+        }, time, NullLogger.Instance);
         using var cache = new WorldCache(database, time);
         var stopwatch = Stopwatch.StartNew();
 
@@ -45,7 +46,7 @@ public class DatabaseStartUpTests
     {
         // The cluster's "postgres" database exists but holds no world or fortune table.
         var settings = new NpgsqlConnectionStringBuilder(TestDatabase.ConnectionString) { Database = "postgres" };
-        await using var database = new Database(new DatabaseOptions { ConnectionString = settings.ConnectionString }, new FakeTimeProvider());
+        await using var database = new Database(new DatabaseOptions { ConnectionString = settings.ConnectionString }, new FakeTimeProvider(), NullLogger.Instance);
 
         DatabaseStatus status = await database.TryWarmUpAsync();
 

@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Time.Testing;
 using Npgsql;
 using PlatformBenchmarks.Data;
@@ -43,7 +44,7 @@ public class DatabaseUpdateTests
         {
             ConnectionString = options.ConnectionString + ";Timeout=60",
             Multiplexing = options.Multiplexing,
-        }, new FakeTimeProvider());
+        }, new FakeTimeProvider(), NullLogger.Instance);
 
         // Requests of 100 and 500 rows out of 10000 share rows with many others; at those sizes PostgreSQL would lock them in
         // table order (a hash join) were it not for our session options, and some would deadlock. 20 rows is the benchmark's.

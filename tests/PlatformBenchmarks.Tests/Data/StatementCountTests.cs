@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Time.Testing;
 using Npgsql;
 using PlatformBenchmarks.Data;
@@ -57,7 +58,7 @@ public class StatementCountTests
         {
             ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
             Multiplexing = options.Multiplexing,
-        }, new FakeTimeProvider());
+        }, new FakeTimeProvider(), NullLogger.Instance);
         try
         {
             Assert.True((await database.TryWarmUpAsync()).IsAvailable);
@@ -67,7 +68,7 @@ public class StatementCountTests
             {
                 ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
                 Multiplexing = options.Multiplexing,
-            }, new FakeTimeProvider());
+            }, new FakeTimeProvider(), NullLogger.Instance);
             long before = await CommittedTransactionsAsync();
 
             await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => database.LoadWorldsAsync(20).AsTask()));

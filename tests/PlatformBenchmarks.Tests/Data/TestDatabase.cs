@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Time.Testing;
 using Npgsql;
 using PlatformBenchmarks.Data;
@@ -53,7 +54,7 @@ internal static class TestDatabase
     /// <summary>A fresh instance, for tests that must not share connections or breaker state with others.</summary>
     /// <param name="time">The circuit breaker's clock, a fake one that stands still unless given: a test that trips the
     /// breaker and moves past the fail-fast period brings its own and advances it.</param>
-    public static Database Create(Mode mode, string extraKeywords = "", TimeProvider? time = null) => new(Options(mode, extraKeywords), time ?? new FakeTimeProvider());
+    public static Database Create(Mode mode, string extraKeywords = "", TimeProvider? time = null) => new(Options(mode, extraKeywords), time ?? new FakeTimeProvider(), NullLogger.Instance);
 
     /// <summary>One instance per mode shared by the tests that run while the database is up.</summary>
     public static Database Shared(Mode mode) => s_shared[(int)mode].Value;
