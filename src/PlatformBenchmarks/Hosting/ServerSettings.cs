@@ -9,9 +9,10 @@ namespace PlatformBenchmarks.Hosting;
 /// Every setting the server reads, through the options pattern: each section bound to its options type, checked by its
 /// validator, and validated when the host is built (<see cref="BuildValidated"/>) and again on start. A value that
 /// cannot be bound (not a number, not a duration) or that its validator refuses becomes a <see cref="SettingsException"/>
-/// naming the key, which <c>Main</c> prints as one line before exiting with code 2.
+/// naming the key, which <c>Main</c> prints as one line before exiting with code 2. The listen addresses are checked
+/// before any of that (ServerSettings.Urls.cs).
 /// </summary>
-internal static class ServerSettings
+internal static partial class ServerSettings
 {
     public static IServiceCollection AddServerSettings(this IServiceCollection services, IConfiguration configuration)
     {
@@ -75,44 +76,6 @@ internal static class ServerSettings
                 string.Join(" ", exception.InnerExceptions.Cast<OptionsValidationException>().SelectMany(inner => inner.Failures)),
                 exception);
         }
-    }
-
-    /// <summary>
-    /// The listen addresses (<c>urls</c>, <c>;</c>-separated), checked before Kestrel sees them: it reads an address whose
-    /// port does not parse (<c>http://host:abc</c>) as a host name on port 80 and starts there, silently.
-    /// </summary>
-    public static string CheckUrls(string urls)
-    {
-        foreach (string url in urls.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
-        {
-            if (!url.StartsWith("http://", StringComparison.OrdinalIgnoreCase))
-            {
-                throw new SettingsException($"Configuration 'urls': '{url}' is not an http:// address (this server speaks plain HTTP/1.1).");
-            }
-
-            string authority = url["http://".Length..];
-            int slash = authority.IndexOf('/', StringComparison.Ordinal);
-            authority = slash >= 0 ? authority[..slash] : authority;
-            int colon = authority.LastIndexOf(':');
-            bool bracketed = authority.StartsWith('[');
-            if (colon < 0 || (bracketed && colon < authority.IndexOf(']', StringComparison.Ordinal)))
-            {
-                // No port: Kestrel's default, 80.
-                colon = authority.Length;
-            }
-            else if (!int.TryParse(authority.AsSpan(colon + 1), System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out int port) || port > 65535)
-            {
-                throw new SettingsException($"Configuration 'urls': '{url}' has no valid port (0..65535).");
-            }
-
-            string host = authority[..colon];
-            if (host.Length == 0 || (bracketed && !(host.EndsWith(']') && System.Net.IPAddress.TryParse(host.AsSpan(1, host.Length - 2), out _))))
-            {
-                throw new SettingsException($"Configuration 'urls': '{url}' has no valid host.");
-            }
-        }
-
-        return urls;
     }
 
     /// <summary>Runs a bind (written at each call site, so the binding source generator sees the concrete type).</summary>
