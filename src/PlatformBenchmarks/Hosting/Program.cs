@@ -19,6 +19,12 @@ internal static class Program
 
     public static async Task<int> Main(string[] args)
     {
+        if (ServerSettings.IsHelpRequested(args))
+        {
+            await Console.Out.WriteAsync(Usage.Text);
+            return 0;
+        }
+
         // First, before anything creates a socket: the runtime reads this switch only once.
         SocketCompletions.Configure();
 
