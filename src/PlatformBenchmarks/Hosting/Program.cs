@@ -75,6 +75,7 @@ internal static class Program
         });
 
         ConfigurationManager configuration = builder.Configuration;
+        ServerSettings.CheckKeys(configuration);
         builder.WebHost.UseUrls(ServerSettings.CheckUrls(configuration["urls"] ?? DefaultUrls));
         builder.Services.AddServerSettings(configuration);
         builder.Services.AddSingleton(time);

@@ -9,8 +9,9 @@ namespace PlatformBenchmarks.Hosting;
 /// Every setting the server reads, through the options pattern: each section bound to its options type, checked by its
 /// validator, and validated when the host is built (<see cref="BuildValidated"/>) and again on start. A value that
 /// cannot be bound (not a number, not a duration) or that its validator refuses becomes a <see cref="SettingsException"/>
-/// naming the key, which <c>Main</c> prints as one line before exiting with code 2. The listen addresses are checked
-/// before any of that (ServerSettings.Urls.cs).
+/// naming the key, which <c>Main</c> prints as one line before exiting with code 2. Before any of that, the other
+/// parts check what the binder would ignore or misread: keys the server does not read (ServerSettings.Keys.cs) and
+/// the listen addresses (ServerSettings.Urls.cs).
 /// </summary>
 internal static partial class ServerSettings
 {

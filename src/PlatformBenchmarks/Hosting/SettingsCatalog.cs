@@ -12,7 +12,10 @@ internal sealed record Setting(string Key, string Default, string Meaning)
     public IReadOnlyList<string>? Choices { get; init; }
 }
 
-/// <summary>Every key the server reads, with the defaults of its options types: the list <c>--help</c> prints.</summary>
+/// <summary>
+/// Every key the server reads, with the defaults of its options types: the list <c>--help</c> prints, against which
+/// <see cref="ServerSettings.CheckKeys"/> refuses a key that is none of them and names the nearest.
+/// </summary>
 internal static class SettingsCatalog
 {
     /// <summary>The sections bound to the server's options types: every key under them must be one of <see cref="All"/>.</summary>

@@ -12,7 +12,7 @@ internal static class Usage
         var text = new StringBuilder();
         text.AppendLine("Usage: PlatformBenchmarks [--Key value | --Key=value]...");
         text.AppendLine("Settings come from appsettings.json, then environment variables (Section__Key), then the command line;");
-        text.AppendLine("keys ignore case. A value the server cannot run with stops it with exit code 2.");
+        text.AppendLine("keys ignore case. An unknown key or a value the server cannot run with stops it with exit code 2.");
         text.AppendLine();
         foreach (Setting setting in SettingsCatalog.All)
         {
