@@ -68,6 +68,7 @@ internal static class Program
     public static WebApplication BuildApplication(string[] args, TimeProvider time)
     {
         ArgumentNullException.ThrowIfNull(time);
+        ServerSettings.CheckArguments(args);
         WebApplicationBuilder builder = WebApplication.CreateSlimBuilder(new WebApplicationOptions
         {
             Args = args,

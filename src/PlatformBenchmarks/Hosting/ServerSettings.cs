@@ -10,8 +10,8 @@ namespace PlatformBenchmarks.Hosting;
 /// validator, and validated when the host is built (<see cref="BuildValidated"/>) and again on start. A value that
 /// cannot be bound (not a number, not a duration) or that its validator refuses becomes a <see cref="SettingsException"/>
 /// naming the key, which <c>Main</c> prints as one line before exiting with code 2. Before any of that, the other
-/// parts check what the binder would ignore or misread: keys the server does not read (ServerSettings.Keys.cs) and
-/// the listen addresses (ServerSettings.Urls.cs).
+/// parts check what the binder would ignore or misread: the command line's shape (ServerSettings.Arguments.cs), keys
+/// the server does not read (ServerSettings.Keys.cs), and the listen addresses (ServerSettings.Urls.cs).
 /// </summary>
 internal static partial class ServerSettings
 {
