@@ -17,18 +17,18 @@ internal static partial class ServerSettings
 {
     public static IServiceCollection AddServerSettings(this IServiceCollection services, IConfiguration configuration)
     {
-        services.AddOptions<HttpLimits>().Configure(options => Guard(() => configuration.GetSection("Http").Bind(options))).ValidateOnStart();
+        services.AddOptions<HttpLimits>().Configure(options => Bind(configuration.GetSection("Http"), section => section.Bind(options))).ValidateOnStart();
         services.AddSingleton<IValidateOptions<HttpLimits>, HttpLimitsValidator>();
 
-        services.AddOptions<TransportSettings>().Configure(options => Guard(() => configuration.GetSection("Transport").Bind(options))).ValidateOnStart();
+        services.AddOptions<TransportSettings>().Configure(options => Bind(configuration.GetSection("Transport"), section => section.Bind(options))).ValidateOnStart();
         services.AddSingleton<IValidateOptions<TransportSettings>, TransportSettingsValidator>();
-        services.AddOptions<TransportOptions>().Configure(options => Guard(() => configuration.GetSection("Transport").Bind(options))).ValidateOnStart();
+        services.AddOptions<TransportOptions>().Configure(options => Bind(configuration.GetSection("Transport"), section => section.Bind(options))).ValidateOnStart();
         services.AddSingleton<IValidateOptions<TransportOptions>, TransportOptionsValidator>();
 
         services.AddOptions<DatabaseOptions>()
             .Configure(options =>
             {
-                Guard(() => configuration.GetSection("Database").Bind(options));
+                Bind(configuration.GetSection("Database"), section => section.Bind(options));
                 // The root key, as TFB entries and their dockerfiles name it; an empty value means TFB's database.
                 if (configuration["ConnectionString"] is { } connectionString && !string.IsNullOrWhiteSpace(connectionString))
                 {
@@ -79,18 +79,38 @@ internal static partial class ServerSettings
         }
     }
 
-    /// <summary>Runs a bind (written at each call site, so the binding source generator sees the concrete type).</summary>
-    private static void Guard(Action bind)
+    /// <summary>
+    /// Binds <paramref name="section"/> (through <paramref name="bind"/>, written at each call site so the binding source
+    /// generator sees the concrete type), after refusing a value outside a key's <see cref="Setting.Choices"/>.
+    /// </summary>
+    private static void Bind(IConfigurationSection section, Action<IConfigurationSection> bind)
     {
+        RequireChoices(section);
         try
         {
-            bind();
+            bind(section);
         }
         catch (InvalidOperationException exception)
         {
             // The binder's own message names the key and the value: "Failed to convert configuration value 'abc' at
             // 'Http:LingerTimeout' to type 'System.TimeSpan'."
             throw new SettingsException(exception.Message, exception);
+        }
+    }
+
+    /// <summary>
+    /// An enum key takes only its names. The binder would say no more than "Failed to convert" for a wrong one, and would
+    /// take a number or a comma-separated list of names (Enum.Parse reads "IoUring,Epoll" as their bitwise or: Sockets).
+    /// </summary>
+    private static void RequireChoices(IConfigurationSection section)
+    {
+        foreach (IConfigurationSection key in section.GetChildren())
+        {
+            if (SettingsCatalog.Find(key.Path) is { Choices: { } choices } && key.Value is { } value
+                && !choices.Contains(value, StringComparer.OrdinalIgnoreCase))
+            {
+                throw new SettingsException($"Configuration '{key.Path}' must be one of {string.Join(", ", choices)}, not '{value}'.");
+            }
         }
     }
 }
