@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # Runs the server in Release on port 8080 (or as given), with the local PostgreSQL started (and provisioned and
 # seeded on first use) by scripts/db.sh. Extra arguments go to the server, e.g. --urls http://127.0.0.1:9090.
+# --help (or -h) prints the server's settings, and starts neither PostgreSQL nor the server.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+for argument in "$@"; do
+    if [[ $argument == --help || $argument == -h ]]; then
+        echo "scripts/run.sh [setting...]: the server in Release, against the local PostgreSQL, which it starts first."
+        exec dotnet run -c Release --project "$root/src/PlatformBenchmarks" -- --help
+    fi
+done
 bash "$root/scripts/db.sh" start
 connection_string="$(bash "$root/scripts/db.sh" connection-string)"
 exec dotnet run -c Release --project "$root/src/PlatformBenchmarks" -- --ConnectionString "$connection_string" "$@"

@@ -19,6 +19,12 @@ internal static class Program
 
     public static async Task<int> Main(string[] args)
     {
+        if (ServerSettings.IsHelpRequested(args))
+        {
+            await Console.Out.WriteAsync(Usage.Text);
+            return 0;
+        }
+
         // First, before anything creates a socket: the runtime reads this switch only once.
         SocketCompletions.Configure();
 
@@ -62,6 +68,7 @@ internal static class Program
     public static WebApplication BuildApplication(string[] args, TimeProvider time)
     {
         ArgumentNullException.ThrowIfNull(time);
+        ServerSettings.CheckArguments(args);
         WebApplicationBuilder builder = WebApplication.CreateSlimBuilder(new WebApplicationOptions
         {
             Args = args,
@@ -69,6 +76,7 @@ internal static class Program
         });
 
         ConfigurationManager configuration = builder.Configuration;
+        ServerSettings.CheckKeys(configuration);
         builder.WebHost.UseUrls(ServerSettings.CheckUrls(configuration["urls"] ?? DefaultUrls));
         builder.Services.AddServerSettings(configuration);
         builder.Services.AddSingleton(time);

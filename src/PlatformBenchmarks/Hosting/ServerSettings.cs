@@ -9,24 +9,26 @@ namespace PlatformBenchmarks.Hosting;
 /// Every setting the server reads, through the options pattern: each section bound to its options type, checked by its
 /// validator, and validated when the host is built (<see cref="BuildValidated"/>) and again on start. A value that
 /// cannot be bound (not a number, not a duration) or that its validator refuses becomes a <see cref="SettingsException"/>
-/// naming the key, which <c>Main</c> prints as one line before exiting with code 2.
+/// naming the key, which <c>Main</c> prints as one line before exiting with code 2. Before any of that, the other
+/// parts check what the binder would ignore or misread: the command line's shape (ServerSettings.Arguments.cs), keys
+/// the server does not read (ServerSettings.Keys.cs), and the listen addresses (ServerSettings.Urls.cs).
 /// </summary>
-internal static class ServerSettings
+internal static partial class ServerSettings
 {
     public static IServiceCollection AddServerSettings(this IServiceCollection services, IConfiguration configuration)
     {
-        services.AddOptions<HttpLimits>().Configure(options => Guard(() => configuration.GetSection("Http").Bind(options))).ValidateOnStart();
+        services.AddOptions<HttpLimits>().Configure(options => Bind(configuration.GetSection("Http"), section => section.Bind(options))).ValidateOnStart();
         services.AddSingleton<IValidateOptions<HttpLimits>, HttpLimitsValidator>();
 
-        services.AddOptions<TransportSettings>().Configure(options => Guard(() => configuration.GetSection("Transport").Bind(options))).ValidateOnStart();
+        services.AddOptions<TransportSettings>().Configure(options => Bind(configuration.GetSection("Transport"), section => section.Bind(options))).ValidateOnStart();
         services.AddSingleton<IValidateOptions<TransportSettings>, TransportSettingsValidator>();
-        services.AddOptions<TransportOptions>().Configure(options => Guard(() => configuration.GetSection("Transport").Bind(options))).ValidateOnStart();
+        services.AddOptions<TransportOptions>().Configure(options => Bind(configuration.GetSection("Transport"), section => section.Bind(options))).ValidateOnStart();
         services.AddSingleton<IValidateOptions<TransportOptions>, TransportOptionsValidator>();
 
         services.AddOptions<DatabaseOptions>()
             .Configure(options =>
             {
-                Guard(() => configuration.GetSection("Database").Bind(options));
+                Bind(configuration.GetSection("Database"), section => section.Bind(options));
                 // The root key, as TFB entries and their dockerfiles name it; an empty value means TFB's database.
                 if (configuration["ConnectionString"] is { } connectionString && !string.IsNullOrWhiteSpace(connectionString))
                 {
@@ -78,55 +80,37 @@ internal static class ServerSettings
     }
 
     /// <summary>
-    /// The listen addresses (<c>urls</c>, <c>;</c>-separated), checked before Kestrel sees them: it reads an address whose
-    /// port does not parse (<c>http://host:abc</c>) as a host name on port 80 and starts there, silently.
+    /// Binds <paramref name="section"/> (through <paramref name="bind"/>, written at each call site so the binding source
+    /// generator sees the concrete type), after refusing a value outside a key's <see cref="Setting.Choices"/>.
     /// </summary>
-    public static string CheckUrls(string urls)
+    private static void Bind(IConfigurationSection section, Action<IConfigurationSection> bind)
     {
-        foreach (string url in urls.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
-        {
-            if (!url.StartsWith("http://", StringComparison.OrdinalIgnoreCase))
-            {
-                throw new SettingsException($"Configuration 'urls': '{url}' is not an http:// address (this server speaks plain HTTP/1.1).");
-            }
-
-            string authority = url["http://".Length..];
-            int slash = authority.IndexOf('/', StringComparison.Ordinal);
-            authority = slash >= 0 ? authority[..slash] : authority;
-            int colon = authority.LastIndexOf(':');
-            bool bracketed = authority.StartsWith('[');
-            if (colon < 0 || (bracketed && colon < authority.IndexOf(']', StringComparison.Ordinal)))
-            {
-                // No port: Kestrel's default, 80.
-                colon = authority.Length;
-            }
-            else if (!int.TryParse(authority.AsSpan(colon + 1), System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out int port) || port > 65535)
-            {
-                throw new SettingsException($"Configuration 'urls': '{url}' has no valid port (0..65535).");
-            }
-
-            string host = authority[..colon];
-            if (host.Length == 0 || (bracketed && !(host.EndsWith(']') && System.Net.IPAddress.TryParse(host.AsSpan(1, host.Length - 2), out _))))
-            {
-                throw new SettingsException($"Configuration 'urls': '{url}' has no valid host.");
-            }
-        }
-
-        return urls;
-    }
-
-    /// <summary>Runs a bind (written at each call site, so the binding source generator sees the concrete type).</summary>
-    private static void Guard(Action bind)
-    {
+        RequireChoices(section);
         try
         {
-            bind();
+            bind(section);
         }
         catch (InvalidOperationException exception)
         {
             // The binder's own message names the key and the value: "Failed to convert configuration value 'abc' at
             // 'Http:LingerTimeout' to type 'System.TimeSpan'."
             throw new SettingsException(exception.Message, exception);
+        }
+    }
+
+    /// <summary>
+    /// An enum key takes only its names. The binder would say no more than "Failed to convert" for a wrong one, and would
+    /// take a number or a comma-separated list of names (Enum.Parse reads "IoUring,Epoll" as their bitwise or: Sockets).
+    /// </summary>
+    private static void RequireChoices(IConfigurationSection section)
+    {
+        foreach (IConfigurationSection key in section.GetChildren())
+        {
+            if (SettingsCatalog.Find(key.Path) is { Choices: { } choices } && key.Value is { } value
+                && !choices.Contains(value, StringComparer.OrdinalIgnoreCase))
+            {
+                throw new SettingsException($"Configuration '{key.Path}' must be one of {string.Join(", ", choices)}, not '{value}'.");
+            }
         }
     }
 }

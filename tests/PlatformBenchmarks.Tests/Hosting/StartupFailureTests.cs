@@ -33,9 +33,9 @@ public class StartupFailureTests
         occupant.Listen();
         string url = $"http://127.0.0.1:{((IPEndPoint)occupant.LocalEndPoint!).Port}";
 
-        (int exitCode, string output, string error) = await RunServerAsync("--urls", url, "--Transport:Kind", kind);
+        ProcessResult server = await ServerProcess.RunToExitAsync(["--urls", url, "--Transport:Kind", kind]);
 
-        AssertAddressInUse(url, exitCode, output, error);
+        AssertAddressInUse(url, server);
     }
 
     [Theory]
@@ -50,9 +50,9 @@ public class StartupFailureTests
         {
             await ServerProcess.WaitForBannerAsync(first, TimeSpan.FromMinutes(1));
 
-            (int exitCode, string output, string error) = await RunServerAsync("--urls", url, "--Transport:Kind", kind);
+            ProcessResult server = await ServerProcess.RunToExitAsync(["--urls", url, "--Transport:Kind", kind]);
 
-            AssertAddressInUse(url, exitCode, output, error);
+            AssertAddressInUse(url, server);
             // Each connection is answered, so none waits in an accept queue of the second server's.
             int[] statuses = await Task.WhenAll(Enumerable.Range(0, 16).Select(_ => PlaintextAsync(port)));
             Assert.All(statuses, status => Assert.Equal(200, status));
@@ -64,13 +64,28 @@ public class StartupFailureTests
         }
     }
 
+    public static TheoryData<string, string> AddressesThatDoNotParse => new()
+    {
+        { "http://127.0.0.1:abc", "no valid port" },
+        { "http://127.0.0.1:70000", "no valid port" },
+        { "http://:8080", "no valid host" },
+        { "http://[zz]:8080", "no valid host" },
+        { "http://256.1.1.1:8097", "no valid host" },
+        { "http://1.2.3:8080", "no valid host" },
+        { "http://127.1:8080", "no valid host" },
+        { "http://010.0.0.1:8080", "no valid host" },
+        { "http://0x7f.0.0.1:8080", "no valid host" },
+        { "http://[127.0.0.1]:8080", "no valid host" },
+        { "http://::1:8080", "no valid host" },
+        { "http://example:8080", "no valid host" },
+        { "http://user@127.0.0.1:8080", "no valid host" },
+        { "http://127.0.0.1:8080/base", "has a path" },
+        { "https://127.0.0.1:8443", "not an http:// address" },
+        { "127.0.0.1:8080", "not an http:// address" },
+    };
+
     [Theory]
-    [InlineData("http://127.0.0.1:abc", "no valid port")]
-    [InlineData("http://127.0.0.1:70000", "no valid port")]
-    [InlineData("http://:8080", "no valid host")]
-    [InlineData("http://[zz]:8080", "no valid host")]
-    [InlineData("https://127.0.0.1:8443", "not an http:// address")]
-    [InlineData("127.0.0.1:8080", "not an http:// address")]
+    [MemberData(nameof(AddressesThatDoNotParse))]
     public void AnAddressThatDoesNotParseIsASettingsErrorNamingIt(string url, string reason)
     {
         SettingsException exception = Assert.Throws<SettingsException>(() => Program.BuildApplication(["--urls", $"http://127.0.0.1:0;{url}"], new FakeTimeProvider()));
@@ -79,13 +94,41 @@ public class StartupFailureTests
         Assert.Contains(reason, exception.Message, StringComparison.Ordinal);
     }
 
+    /// <summary>Kestrel would listen on every interface for an address whose host is no IP literal (<c>[::]:8097</c>).</summary>
+    [Theory]
+    [MemberData(nameof(AddressesThatDoNotParse))]
+    public async Task AnAddressThatDoesNotParseStopsTheServerWithOneLineAndExitCode2(string url, string reason)
+    {
+        ProcessResult server = await ServerProcess.RunToExitAsync(["--urls", url]);
+
+        Assert.Equal(Program.SettingsExitCode, server.ExitCode);
+        Assert.StartsWith($"PlatformBenchmarks: Configuration 'urls': '{url}' ", server.Error, StringComparison.Ordinal);
+        Assert.Contains(reason, server.Error, StringComparison.Ordinal);
+        Assert.DoesNotContain('\n', server.Error.Trim());
+        Assert.Empty(server.Output);
+    }
+
+    [Fact]
+    public void AnEmptyAddressListIsASettingsError()
+    {
+        SettingsException exception = Assert.Throws<SettingsException>(() => ServerSettings.CheckUrls(" ; "));
+
+        Assert.Equal("Configuration 'urls' names no address.", exception.Message);
+    }
+
     [Theory]
     [InlineData("http://*:8080")]
     [InlineData("http://+:8080")]
     [InlineData("http://localhost")]
+    [InlineData("http://LocalHost:8080")]
+    [InlineData("http://0.0.0.0:8080")]
+    [InlineData("http://[::]:8080")]
     [InlineData("http://[::1]:8080/")]
+    [InlineData("http://[fe80::1%2]:8080")]
     [InlineData("http://127.0.0.1:0")]
-    public void AddressesKestrelAcceptsAreAccepted(string url)
+    [InlineData("http://255.255.255.255:1")]
+    [InlineData("HTTP://10.0.0.2:8080;http://[::1]:8080")]
+    public void AddressesKestrelListensOnAsWrittenAreAccepted(string url)
     {
         Assert.Equal(url, ServerSettings.CheckUrls(url));
     }
@@ -106,11 +149,11 @@ public class StartupFailureTests
         Assert.Null(StartupFailure.Describe(new InvalidOperationException("a bug"), "http://*:8080"));
     }
 
-    private static void AssertAddressInUse(string url, int exitCode, string output, string error)
+    private static void AssertAddressInUse(string url, ProcessResult server)
     {
-        Assert.Equal(Program.SettingsExitCode, exitCode);
-        Assert.Equal($"PlatformBenchmarks: Failed to bind to address {url}: address already in use.", error.Trim());
-        Assert.DoesNotContain(" at ", output, StringComparison.Ordinal); // no stack trace anywhere
+        Assert.Equal(Program.SettingsExitCode, server.ExitCode);
+        Assert.Equal($"PlatformBenchmarks: Failed to bind to address {url}: address already in use.", server.Error.Trim());
+        Assert.DoesNotContain(" at ", server.Output, StringComparison.Ordinal); // no stack trace anywhere
     }
 
     /// <summary>One plaintext request on a fresh connection; returns the response's status.</summary>
@@ -121,24 +164,5 @@ public class StartupFailureTests
         using var client = new RawClient(socket);
         await client.SendAsync("GET /plaintext HTTP/1.1\r\nHost: tfb-server\r\n\r\n");
         return (await client.ReadAsync())?.Status ?? 0;
-    }
-
-    private static async Task<(int ExitCode, string Output, string Error)> RunServerAsync(params string[] arguments)
-    {
-        using Process server = ServerProcess.Start(arguments);
-        Task<string> output = server.StandardOutput.ReadToEndAsync();
-        Task<string> error = server.StandardError.ReadToEndAsync();
-        using var deadline = new CancellationTokenSource(TimeSpan.FromMinutes(1));
-        try
-        {
-            await server.WaitForExitAsync(deadline.Token);
-        }
-        catch (OperationCanceledException)
-        {
-            server.Kill(entireProcessTree: true);
-            throw;
-        }
-
-        return (server.ExitCode, await output, await error);
     }
 }

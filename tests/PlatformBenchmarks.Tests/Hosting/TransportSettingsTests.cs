@@ -3,6 +3,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Time.Testing;
 using PlatformBenchmarks.Transport;
 using PlatformBenchmarks.Hosting;
+using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Hosting;
 
@@ -27,6 +28,28 @@ public class TransportSettingsTests
 
         Assert.Contains($"'Transport:{key}'", exception.Message, StringComparison.Ordinal);
         Assert.DoesNotContain('\n', exception.Message);
+    }
+
+    /// <summary>A kind that is not one of the names: the binder would say only "Failed to convert", or take a number or a list.</summary>
+    public static TheoryData<string> KindsThatAreNotNames => new() { "Bogus", "1", "IoUring,Epoll", "" };
+
+    [Theory]
+    [MemberData(nameof(KindsThatAreNotNames))]
+    public void AKindThatIsNotANameIsRefusedNamingTheKinds(string kind)
+    {
+        SettingsException exception = Assert.Throws<SettingsException>(() => Program.BuildApplication(["--urls", "http://127.0.0.1:0", "--Transport:Kind", kind], new FakeTimeProvider()));
+
+        Assert.Equal($"Configuration 'Transport:Kind' must be one of Auto, IoUring, Epoll, Sockets, not '{kind}'.", exception.Message);
+    }
+
+    [Theory]
+    [MemberData(nameof(KindsThatAreNotNames))]
+    public async Task AKindThatIsNotANameStopsTheServerWithOneLineAndExitCode2(string kind)
+    {
+        ProcessResult server = await ServerProcess.RunToExitAsync(["--urls", "http://127.0.0.1:0", $"--Transport:Kind={kind}"]);
+
+        Assert.Equal(Program.SettingsExitCode, server.ExitCode);
+        Assert.Equal($"PlatformBenchmarks: Configuration 'Transport:Kind' must be one of Auto, IoUring, Epoll, Sockets, not '{kind}'.", server.Error.TrimEnd());
     }
 
     [Theory]

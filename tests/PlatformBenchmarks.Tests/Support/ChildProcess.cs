@@ -12,7 +12,9 @@ internal sealed record ProcessResult(int ExitCode, string Output, string Error)
 /// <summary>Runs the repository's scripts (bash, python3) the way a person would, from the repository root.</summary>
 internal static class ChildProcess
 {
-    public static async Task<ProcessResult> RunAsync(string fileName, IEnumerable<string> arguments, TimeSpan timeout, string? input = null)
+    /// <param name="environment">Variables to set in the inherited environment.</param>
+    public static async Task<ProcessResult> RunAsync(
+        string fileName, IEnumerable<string> arguments, TimeSpan timeout, string? input = null, IReadOnlyDictionary<string, string>? environment = null)
     {
         var start = new ProcessStartInfo(fileName)
         {
@@ -25,6 +27,11 @@ internal static class ChildProcess
         foreach (string argument in arguments)
         {
             start.ArgumentList.Add(argument);
+        }
+
+        foreach ((string name, string value) in environment ?? new Dictionary<string, string>())
+        {
+            start.Environment[name] = value;
         }
 
         using Process process = Process.Start(start) ?? throw new InvalidOperationException($"Could not start {fileName}.");

@@ -36,6 +36,26 @@ internal static class ServerProcess
         return Process.Start(start) ?? throw new InvalidOperationException("Could not start the server.");
     }
 
+    /// <summary>Runs the server with <paramref name="arguments"/> until it exits by itself (at most a minute: then it is killed).</summary>
+    public static async Task<ProcessResult> RunToExitAsync(IEnumerable<string> arguments, IReadOnlyDictionary<string, string?>? environment = null)
+    {
+        using Process server = Start(arguments, environment);
+        Task<string> output = server.StandardOutput.ReadToEndAsync();
+        Task<string> error = server.StandardError.ReadToEndAsync();
+        using var deadline = new CancellationTokenSource(TimeSpan.FromMinutes(1));
+        try
+        {
+            await server.WaitForExitAsync(deadline.Token);
+        }
+        catch (OperationCanceledException)
+        {
+            server.Kill(entireProcessTree: true);
+            throw;
+        }
+
+        return new ProcessResult(server.ExitCode, await output, await error);
+    }
+
     /// <summary>Reads the server's start-up banner up to its last line (<c>Cache:</c>), after which it answers; returns the banner.</summary>
     public static async Task<string> WaitForBannerAsync(Process server, TimeSpan timeout)
     {

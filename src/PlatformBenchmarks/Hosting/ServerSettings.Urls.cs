@@ -1,0 +1,96 @@
+using System.Globalization;
+using System.Net;
+using System.Net.Sockets;
+
+namespace PlatformBenchmarks.Hosting;
+
+internal static partial class ServerSettings
+{
+    private const string HttpScheme = "http://";
+
+    /// <summary>
+    /// The listen addresses (<c>urls</c>, <c>;</c>-separated), checked before Kestrel sees them. Kestrel reads an
+    /// address whose port does not parse (<c>http://host:abc</c>) as a host name on port 80, and it listens on every
+    /// interface for any host that is neither <c>localhost</c> nor an IP literal (<c>http://256.1.1.1:8097</c> becomes
+    /// <c>[::]:8097</c>): both would start, silently, somewhere other than asked.
+    /// </summary>
+    public static string CheckUrls(string urls)
+    {
+        string[] addresses = urls.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+        if (addresses.Length == 0)
+        {
+            throw new SettingsException("Configuration 'urls' names no address.");
+        }
+
+        foreach (string url in addresses)
+        {
+            CheckUrl(url);
+        }
+
+        return urls;
+    }
+
+    private static void CheckUrl(string url)
+    {
+        if (!url.StartsWith(HttpScheme, StringComparison.OrdinalIgnoreCase))
+        {
+            throw new SettingsException($"Configuration 'urls': '{url}' is not an http:// address (this server speaks plain HTTP/1.1).");
+        }
+
+        string authority = url[HttpScheme.Length..];
+        int slash = authority.IndexOf('/', StringComparison.Ordinal);
+        if (slash >= 0)
+        {
+            // Kestrel refuses a path base only when it starts, with a stack trace.
+            if (slash != authority.Length - 1)
+            {
+                throw new SettingsException($"Configuration 'urls': '{url}' has a path (the server answers from the root).");
+            }
+
+            authority = authority[..slash];
+        }
+
+        int colon = authority.LastIndexOf(':');
+        bool bracketed = authority.StartsWith('[');
+        if (colon < 0 || (bracketed && colon < authority.IndexOf(']', StringComparison.Ordinal)))
+        {
+            // No port: Kestrel's default, 80.
+            colon = authority.Length;
+        }
+        else if (!int.TryParse(authority.AsSpan(colon + 1), NumberStyles.None, CultureInfo.InvariantCulture, out int port) || port > 65535)
+        {
+            throw new SettingsException($"Configuration 'urls': '{url}' has no valid port (0..65535).");
+        }
+
+        if (!IsListenHost(authority[..colon]))
+        {
+            throw new SettingsException($"Configuration 'urls': '{url}' has no valid host (*, +, localhost, or an IP address such as 127.0.0.1 or [::1]).");
+        }
+    }
+
+    /// <summary>
+    /// A host Kestrel listens on as written: <c>*</c> and <c>+</c> (every interface), <c>localhost</c> (loopback), an
+    /// IPv6 literal in brackets, or an IPv4 literal. A host name is refused, because Kestrel would listen on every
+    /// interface for it.
+    /// </summary>
+    private static bool IsListenHost(string host)
+        => host is "*" or "+"
+            || host.Equals("localhost", StringComparison.OrdinalIgnoreCase)
+            || (host.Length > 2 && host[0] == '[' && host[^1] == ']'
+                && IPAddress.TryParse(host.AsSpan(1, host.Length - 2), out IPAddress? address) && address.AddressFamily == AddressFamily.InterNetworkV6)
+            || IsDottedQuad(host);
+
+    /// <summary>
+    /// RFC 3986 §3.2.2's IPv4address: four decimal octets, 0..255, without leading zeros. IPAddress.TryParse also takes
+    /// <c>127.1</c>, <c>0x7f.0.0.1</c> and octal <c>010.0.0.1</c> (8.0.0.1), which a URL would read as a host name.
+    /// </summary>
+    private static bool IsDottedQuad(string host)
+    {
+        string[] octets = host.Split('.');
+        return octets.Length == 4 && octets.All(octet =>
+            octet.Length is >= 1 and <= 3
+            && octet.All(char.IsAsciiDigit)
+            && (octet.Length == 1 || octet[0] != '0')
+            && int.Parse(octet, CultureInfo.InvariantCulture) <= 255);
+    }
+}

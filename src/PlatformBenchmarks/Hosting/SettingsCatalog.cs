@@ -1,0 +1,74 @@
+using System.Globalization;
+using PlatformBenchmarks.Data;
+using PlatformBenchmarks.Http;
+using PlatformBenchmarks.Transport;
+
+namespace PlatformBenchmarks.Hosting;
+
+/// <summary>One key the server reads: its default as <c>--help</c> shows it, what it means, and for an enum its values.</summary>
+internal sealed record Setting(string Key, string Default, string Meaning)
+{
+    /// <summary>The only values the key takes (ignoring case), or null when any value of its type will do.</summary>
+    public IReadOnlyList<string>? Choices { get; init; }
+}
+
+/// <summary>
+/// Every key the server reads, with the defaults of its options types: the list <c>--help</c> prints, against which
+/// <see cref="ServerSettings.CheckKeys"/> refuses a key that is none of them and names the nearest.
+/// </summary>
+internal static class SettingsCatalog
+{
+    /// <summary>The sections bound to the server's options types: every key under them must be one of <see cref="All"/>.</summary>
+    public static IReadOnlyList<string> Sections { get; } = ["Http", "Transport", "Database"];
+
+    /// <summary>
+    /// Kestrel's own section, which the host reads and this server does not: no key under it is accepted, because its
+    /// endpoints would listen where <c>urls</c> and its checks never see, and its limits are not the engine's.
+    /// </summary>
+    public const string KestrelSection = "Kestrel";
+
+    /// <summary>The host's logging section, whose keys name any category or provider: anything under it is accepted.</summary>
+    public const string LoggingSection = "Logging";
+
+    public static IReadOnlyList<Setting> All { get; } = Create();
+
+    public static Setting? Find(string key) => All.FirstOrDefault(setting => string.Equals(setting.Key, key, StringComparison.OrdinalIgnoreCase));
+
+    private static Setting[] Create()
+    {
+        var http = new HttpLimits();
+        var transport = new TransportOptions();
+        var sockets = new TransportSettings();
+        var database = new DatabaseOptions();
+        return
+        [
+            new("urls", Program.DefaultUrls, "listen addresses, ';'-separated; the host is *, +, 0.0.0.0 or [::] (every interface), localhost, or an IP address"),
+            new("Transport:Kind", transport.Kind.ToString(), "the transport that carries the connections") { Choices = Enum.GetNames<TransportKind>() },
+            new("Transport:ThreadCount", Text(transport.ThreadCount), "IoUring, Epoll: loop threads (0: one per processor)"),
+            new("Transport:MaxReadBufferSize", Text(transport.MaxReadBufferSize), "IoUring, Epoll: received bytes not yet consumed at which reading pauses"),
+            new("Transport:MaxWriteBufferSize", Text(transport.MaxWriteBufferSize), "IoUring, Epoll: flushed bytes not yet sent at which a flush waits"),
+            new("Transport:DrainTimeout", Text(transport.DrainTimeout), "IoUring, Epoll: how long a closing connection may take to send the rest"),
+            new("Transport:WaitForDataBeforeAllocatingBuffer", Text(sockets.WaitForDataBeforeAllocatingBuffer), "Sockets: take a receive buffer only once data has arrived"),
+            new("Transport:UnsafePreferInlineScheduling", Text(sockets.UnsafePreferInlineScheduling), "Sockets: run continuations inline on the I/O threads"),
+            new("Transport:IOQueueCount", Text(sockets.IOQueueCount), "Sockets: I/O queues (0: Kestrel's default)"),
+            new("Http:MaxRequestLineSize", Text(http.MaxRequestLineSize), "longest request line (414 beyond)"),
+            new("Http:MaxRequestHeadersSize", Text(http.MaxRequestHeadersSize), "largest header section (431 beyond)"),
+            new("Http:MaxRequestHeaderCount", Text(http.MaxRequestHeaderCount), "most header fields (431 beyond)"),
+            new("Http:MaxRequestBodySize", Text(http.MaxRequestBodySize), "largest request body, read and discarded (413 beyond)"),
+            new("Http:RequestTimeout", Text(http.RequestTimeout), "how long a started request may take to arrive in full (408 after)"),
+            new("Http:LingerTimeout", Text(http.LingerTimeout), "how long a closing connection reads and drops input after the client went silent"),
+            new("Http:MaxLingerTime", Text(http.MaxLingerTime), "the longest a closing connection is kept reading"),
+            new("ConnectionString", database.ConnectionString, "the Npgsql connection string"),
+            new("Database:Multiplexing", Text(true), "Npgsql multiplexing (false: plain pooling)"),
+            new("Database:MaxPoolSize", $"{Text(DatabaseOptions.DefaultMultiplexingPoolSize)} ({Text(DatabaseOptions.DefaultPooledPoolSize)} without multiplexing)", "physical connections"),
+            new("Database:FailFastMilliseconds", Text(database.FailFastMilliseconds), "how long database calls fail at once (503) after it proved unreachable"),
+            new("Logging:LogLevel:Default", "Warning", "console log level (any key under Logging is the host's)"),
+        ];
+    }
+
+    private static string Text(long value) => value.ToString(CultureInfo.InvariantCulture);
+
+    private static string Text(TimeSpan value) => value.ToString("c", CultureInfo.InvariantCulture);
+
+    private static string Text(bool value) => value ? "true" : "false";
+}
