@@ -506,7 +506,8 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         slot.Sending = false;
         slot.Sender = null;
         slot.Pending--;
-        // Reaped: the kernel is done with the memory, and only now may the send loop give it back to the pipe.
+        // Reaped: the kernel is done with the memory, and only now may the send loop give it back to the pipe
+        // (docs/decisions/0001-io-uring-send-memory.md).
         slot.ReleaseMemory();
         // EAGAIN or EINTR: nothing sent, try again (a closed connection's send loop stops instead). Otherwise the
         // count sent or the error, ECANCELED for a send cancelled by the close.
