@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
 
@@ -5,7 +6,7 @@ namespace PlatformBenchmarks.Endpoints;
 
 /// <summary>
 /// Maps each request to its endpoint. A struct, so the connection loop (generic over it) calls it directly.
-/// Every route answers GET and HEAD; other methods get 405 with Allow, unknown paths 404.
+/// Every route answers GET and HEAD; other known methods get 405 with Allow, unknown paths 404, unrecognised methods 501.
 /// </summary>
 internal readonly struct Router : IHttpApplication
 {
@@ -37,8 +38,41 @@ internal readonly struct Router : IHttpApplication
 
     private static ReadOnlySpan<byte> AllowedMethods => "GET, HEAD"u8;
 
+    /// <summary>
+    /// A method this server does not recognise gets 501 whatever the path (RFC 9110 §9.1, §15.6.2; methods are
+    /// case-sensitive, so <c>get</c> is one). OPTIONS <c>*</c> asks about the server as a whole and gets 200 with the
+    /// methods it serves (RFC 9110 §9.3.7); OPTIONS on a route gets 405 like any other method but GET and HEAD.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static ValueTask AnswerRareMethod(HttpRequest request, HttpResponse response)
+    {
+        if (request.Method == HttpMethod.Custom)
+        {
+            response.WriteText(HttpStatus.NotImplemented, "Method not implemented.\n"u8);
+        }
+        else if (request.Path.SequenceEqual("*"u8))
+        {
+            response.WriteOptions(AllowedMethods);
+        }
+        else if (Match(request.Path, out _, out _, out _) == Route.None)
+        {
+            response.WriteText(HttpStatus.NotFound, "Not found.\n"u8);
+        }
+        else
+        {
+            response.WriteMethodNotAllowed(AllowedMethods);
+        }
+
+        return default;
+    }
+
     public ValueTask ProcessRequest(HttpRequest request, HttpResponse response)
     {
+        if (request.Method is HttpMethod.Custom or HttpMethod.Options)
+        {
+            return AnswerRareMethod(request, response);
+        }
+
         Route route = Match(request.Path, out ReadOnlySpan<byte> parameter, out ReadOnlySpan<byte> countSegment, out bool countInSegment);
         if (route == Route.None)
         {

@@ -9,6 +9,14 @@ namespace PlatformBenchmarks.Http;
 
 internal sealed partial class HttpParser
 {
+    // RFC 3986 §3.2.2: reg-name = *( unreserved / pct-encoded / sub-delims ), which also covers IPv4address.
+    private static readonly SearchValues<byte> s_regNameChars =
+        SearchValues.Create("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=%"u8);
+
+    // RFC 3986 §3.2.2: an IP-literal between the brackets (IPv6 in hex, colons and a dotted tail; or IPvFuture).
+    private static readonly SearchValues<byte> s_ipLiteralChars =
+        SearchValues.Create("0123456789ABCDEFabcdefvV:.-_~!$&'()*+,;="u8);
+
     // RFC 9110 §5.5: a field value is VCHAR, obs-text, SP and HTAB; every other control byte (CR and LF included) is invalid.
     private static readonly SearchValues<byte> s_invalidValueChars = SearchValues.Create(
         "\0\u0001\u0002\u0003\u0004\u0005\u0006\u0007\u0008\u000A\u000B\u000C\u000D\u000E\u000F\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001A\u001B\u001C\u001D\u001E\u001F\u007F"u8);
@@ -83,6 +91,69 @@ internal sealed partial class HttpParser
         // obs-text or a control byte needs the exact (slower) set.
         !value.ContainsAnyExceptInRange((byte)0x20, (byte)0x7E) || !value.ContainsAny(s_invalidValueChars);
 
+    /// <summary>
+    /// Host = uri-host [ ":" port ] (RFC 9110 §7.2). A server must answer 400 to an invalid one (RFC 9112 §3.2), and an
+    /// http URI has a non-empty host (RFC 9110 §4.2.1): so userinfo (<c>user@a</c>), a path, spaces, a list of hosts
+    /// and an empty value are refused.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool IsValidHost(ReadOnlySpan<byte> value)
+    {
+        // The usual value, a name or an IPv4 address with or without a port, in two vectorised scans; anything else
+        // (an IPv6 literal, pct-encoding, an invalid value) is judged exactly.
+        int end = value.IndexOfAnyExcept(s_regNameChars);
+        ReadOnlySpan<byte> host = end < 0 ? value : value.Slice(0, end);
+        return (!host.IsEmpty && !host.Contains((byte)'%')
+                && (end < 0 || (value[end] == (byte)':' && !value.Slice(end + 1).ContainsAnyExceptInRange((byte)'0', (byte)'9'))))
+            || IsValidHostExactly(value);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static bool IsValidHostExactly(ReadOnlySpan<byte> value)
+    {
+        int hostEnd;
+        if (!value.IsEmpty && value[0] == (byte)'[')
+        {
+            int close = value.IndexOf((byte)']');
+            if (close < 2 || value.Slice(1, close - 1).ContainsAnyExcept(s_ipLiteralChars))
+            {
+                return false;
+            }
+
+            hostEnd = close + 1;
+        }
+        else
+        {
+            hostEnd = value.IndexOfAnyExcept(s_regNameChars);
+            hostEnd = hostEnd < 0 ? value.Length : hostEnd;
+            if (hostEnd == 0 || !IsPercentEncodingValid(value.Slice(0, hostEnd)))
+            {
+                return false;
+            }
+        }
+
+        // port = *DIGIT
+        ReadOnlySpan<byte> rest = value.Slice(hostEnd);
+        return rest.IsEmpty || (rest[0] == (byte)':' && !rest.Slice(1).ContainsAnyExceptInRange((byte)'0', (byte)'9'));
+    }
+
+    /// <summary>Every '%' starts a pct-encoded octet: '%' HEXDIG HEXDIG.</summary>
+    private static bool IsPercentEncodingValid(ReadOnlySpan<byte> host)
+    {
+        int percent;
+        while ((percent = host.IndexOf((byte)'%')) >= 0)
+        {
+            if (percent + 2 >= host.Length || !char.IsAsciiHexDigit((char)host[percent + 1]) || !char.IsAsciiHexDigit((char)host[percent + 2]))
+            {
+                return false;
+            }
+
+            host = host.Slice(percent + 3);
+        }
+
+        return true;
+    }
+
     /// <summary>Records what a field means for framing and persistence. The name is a valid token, the value valid.</summary>
     private static RequestRejection ApplyField(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value, ref FieldFacts facts)
     {
@@ -90,7 +161,7 @@ internal sealed partial class HttpParser
         {
             case 4 when EqualsIgnoringCase(name, "host"u8):
                 facts.HostCount++;
-                break;
+                return IsValidHost(value) ? RequestRejection.None : RequestRejection.InvalidHost;
             case 10 when EqualsIgnoringCase(name, "connection"u8):
                 ParseConnection(value, ref facts);
                 break;

@@ -59,7 +59,7 @@ internal sealed partial class HttpParser
         // bytes and a CR have come without its LF, whatever follows.
         int lineEnd = data.IndexOf((byte)'\n');
         RequestRejection rejection = lineEnd < 0 ? RequestRejection.None
-            : lineEnd - 1 > _limits.MaxRequestLineSize ? RequestRejection.RequestLineTooLong
+            : lineEnd - 1 > _limits.MaxRequestLineSize ? LineTooLong(data)
             : data[lineEnd - 1] != (byte)'\r' ? RequestRejection.InvalidRequestLine // a bare LF
             : ParseRequestLineParts(data.Slice(0, lineEnd - 1), ref head);
         return lineEnd < 0 ? 0 : rejection == RequestRejection.None ? lineEnd + 1 : -(int)rejection;

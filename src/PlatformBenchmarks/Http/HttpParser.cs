@@ -344,7 +344,7 @@ internal sealed partial class HttpParser
 
         if (status == ParseStatus.Incomplete)
         {
-            rejection = CheckIncompleteLimits(buffer.Length, in progress);
+            rejection = CheckIncompleteLimits(in buffer, in progress);
             status = rejection == RequestRejection.None ? ParseStatus.Incomplete : ParseStatus.Rejected;
         }
 
@@ -405,10 +405,25 @@ internal sealed partial class HttpParser
     /// Refuses a head that is still arriving, <paramref name="available"/> bytes of it so far, but has already outgrown
     /// a limit: its request line, or its field section (which may still end with the 2 bytes of the empty line).
     /// </summary>
-    private RequestRejection CheckIncompleteLimits(long available, ref readonly Progress progress) =>
+    private RequestRejection CheckIncompleteLimits(scoped in ReadOnlySequence<byte> buffer, ref readonly Progress progress) =>
         progress.FieldsStart == 0
-            ? available > _limits.MaxRequestLineSize + 1 ? RequestRejection.RequestLineTooLong : RequestRejection.None
-            : available - progress.FieldsStart > _limits.MaxRequestHeadersSize + 2 ? RequestRejection.HeadersTooLarge : RequestRejection.None;
+            ? buffer.Length > _limits.MaxRequestLineSize + 1 ? LineTooLong(buffer) : RequestRejection.None
+            : buffer.Length - progress.FieldsStart > _limits.MaxRequestHeadersSize + 2 ? RequestRejection.HeadersTooLarge : RequestRejection.None;
+
+    /// <summary>
+    /// A request line over the limit: 414 as RFC 9112 §3 requires for a long target, but when not even the method has
+    /// ended within the limit, 501, which the same section gives for a method longer than any the server implements.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private RequestRejection LineTooLong(scoped in ReadOnlySequence<byte> line) =>
+        line.Slice(0, Math.Min(line.Length, _limits.MaxRequestLineSize)).PositionOf((byte)' ') is null
+            ? RequestRejection.MethodTooLong
+            : RequestRejection.RequestLineTooLong;
+
+    private RequestRejection LineTooLong(ReadOnlySpan<byte> line) =>
+        line.Slice(0, Math.Min(line.Length, _limits.MaxRequestLineSize)).Contains((byte)' ')
+            ? RequestRejection.RequestLineTooLong
+            : RequestRejection.MethodTooLong;
 
     /// <summary>
     /// Keeps a head, and what was parsed from it, while its body is still arriving: the receive buffer it was parsed

@@ -35,6 +35,7 @@ internal sealed partial class HttpResponse
         HttpStatus.ContentTooLarge => "HTTP/1.1 413 Content Too Large\r\n"u8,
         HttpStatus.UriTooLong => "HTTP/1.1 414 URI Too Long\r\n"u8,
         HttpStatus.RequestHeaderFieldsTooLarge => "HTTP/1.1 431 Request Header Fields Too Large\r\n"u8,
+        HttpStatus.NotImplemented => "HTTP/1.1 501 Not Implemented\r\n"u8,
         HttpStatus.ServiceUnavailable => "HTTP/1.1 503 Service Unavailable\r\n"u8,
         HttpStatus.HttpVersionNotSupported => "HTTP/1.1 505 HTTP Version Not Supported\r\n"u8,
         _ => "HTTP/1.1 500 Internal Server Error\r\n"u8,

@@ -102,6 +102,9 @@ internal sealed partial class HttpResponse
     public void WriteMethodNotAllowed(ReadOnlySpan<byte> allow) =>
         WriteCore(HttpStatus.MethodNotAllowed, TextPlain, "Method not allowed.\n"u8, allow);
 
+    /// <summary>200 to OPTIONS, with the methods allowed and no content (RFC 9110 §9.3.7).</summary>
+    public void WriteOptions(ReadOnlySpan<byte> allow) => WriteCore(HttpStatus.Ok, TextPlain, default, allow);
+
     /// <summary>A status with a short plain-text reason.</summary>
     public void WriteText(HttpStatus status, ReadOnlySpan<byte> reason) => WriteCore(status, TextPlain, reason, allow: default);
 

@@ -12,6 +12,7 @@ internal enum HttpStatus : short
     UriTooLong = 414,
     RequestHeaderFieldsTooLarge = 431,
     InternalServerError = 500,
+    NotImplemented = 501,
     ServiceUnavailable = 503,
     HttpVersionNotSupported = 505,
 }

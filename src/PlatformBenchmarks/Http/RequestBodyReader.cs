@@ -105,9 +105,11 @@ internal struct RequestBodyReader
                         }
 
                         _chunkSize = (_chunkSize << 4) | (uint)digit;
-                        if (_digits > 15 || _total + _chunkSize > _maxBodySize)
+                        if (_digits > 15)
                         {
-                            rejection = RequestRejection.BodyTooLarge;
+                            // RFC 9112 §7.1: a size that overflows the arithmetic is refused as malformed (400); one
+                            // that fits but is over the limit gets 413 once the size has ended, below.
+                            rejection = RequestRejection.InvalidChunkedBody;
                             return i;
                         }
 
@@ -124,6 +126,12 @@ internal struct RequestBodyReader
                     if (_lineBytes == 0)
                     {
                         rejection = RequestRejection.InvalidChunkedBody;
+                        return i;
+                    }
+
+                    if (_chunkSize > _maxBodySize - _total)
+                    {
+                        rejection = RequestRejection.BodyTooLarge;
                         return i;
                     }
 

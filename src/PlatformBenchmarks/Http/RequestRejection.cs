@@ -18,6 +18,8 @@ internal enum RequestRejection : byte
     TooManyHeaders,
     MissingHost,
     MultipleHosts,
+    InvalidHost,
+    MethodTooLong,
     InvalidContentLength,
     ConflictingContentLength,
     ContentLengthWithTransferEncoding,
@@ -35,6 +37,7 @@ internal static class RequestRejectionExtensions
     {
         RequestRejection.UnsupportedVersion => HttpStatus.HttpVersionNotSupported,
         RequestRejection.RequestLineTooLong => HttpStatus.UriTooLong,
+        RequestRejection.MethodTooLong => HttpStatus.NotImplemented,
         RequestRejection.HeadersTooLarge or RequestRejection.TooManyHeaders or RequestRejection.TrailersTooLarge
             => HttpStatus.RequestHeaderFieldsTooLarge,
         RequestRejection.BodyTooLarge => HttpStatus.ContentTooLarge,
@@ -58,6 +61,8 @@ internal static class RequestRejectionExtensions
         RequestRejection.TooManyHeaders => "Too many request header fields.\n"u8,
         RequestRejection.MissingHost => "HTTP/1.1 requests need a Host header.\n"u8,
         RequestRejection.MultipleHosts => "More than one Host header.\n"u8,
+        RequestRejection.InvalidHost => "Invalid Host header: a host and an optional port expected.\n"u8,
+        RequestRejection.MethodTooLong => "Method longer than any this server implements.\n"u8,
         RequestRejection.InvalidContentLength => "Invalid Content-Length.\n"u8,
         RequestRejection.ConflictingContentLength => "Conflicting Content-Length values.\n"u8,
         RequestRejection.ContentLengthWithTransferEncoding => "Both Content-Length and Transfer-Encoding.\n"u8,

@@ -128,7 +128,7 @@ public class ServerTests(ServerFixture server) : IClassFixture<ServerFixture>
     [Theory]
     [InlineData("POST")]
     [InlineData("DELETE")]
-    [InlineData("BREW")]
+    [InlineData("OPTIONS")]
     public async Task OtherMethodsOnAKnownRouteAre405WithAllow(string method)
     {
         using RawClient client = await server.ConnectAsync();
@@ -137,6 +137,18 @@ public class ServerTests(ServerFixture server) : IClassFixture<ServerFixture>
         RawResponse response = (await client.ReadAsync())!;
         Assert.Equal(405, response.Status);
         Assert.Equal("GET, HEAD", response.Header("Allow"));
+    }
+
+    [Theory]
+    [InlineData("BREW")]
+    [InlineData("get")]
+    public async Task AMethodTheServerDoesNotRecogniseIs501AndTheConnectionGoesOn(string method)
+    {
+        using RawClient client = await server.ConnectAsync();
+        await client.SendAsync($"{method} /json HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\nGET /json HTTP/1.1\r\nHost: x\r\n\r\n");
+
+        Assert.Equal(501, (await client.ReadAsync())!.Status);
+        Assert.Equal(200, (await client.ReadAsync())!.Status);
     }
 
     [Fact]

@@ -46,6 +46,43 @@ public class RouterTests
         Assert.Equal(404, (await connection.ReadAsync())!.Status);
     }
 
+    [Theory]
+    [InlineData("get /plaintext")]   // methods are case-sensitive (RFC 9110 §9.1)
+    [InlineData("FOO /plaintext")]
+    [InlineData("FOO /nowhere")]
+    [InlineData("M-SEARCH /x")]
+    public async Task AMethodTheServerDoesNotRecogniseIsNotImplementedOnAnyPath(string methodAndTarget)
+    {
+        await using var connection = new PipeConnection<Router>(default);
+        await connection.SendAsync($"{methodAndTarget} HTTP/1.1\r\nHost: t\r\n\r\nGET /plaintext HTTP/1.1\r\nHost: t\r\n\r\n");
+
+        Assert.Equal(501, (await connection.ReadAsync())!.Status);
+        Assert.Equal(200, (await connection.ReadAsync())!.Status);
+    }
+
+    [Theory]
+    [InlineData("*", 200)]
+    [InlineData("/plaintext", 405)]
+    [InlineData("/nowhere", 404)]
+    public async Task OptionsIsAnsweredForTheServerAsAWholeAndRefusedOnARoute(string target, int status)
+    {
+        await using var connection = new PipeConnection<Router>(default);
+        await connection.SendAsync($"OPTIONS {target} HTTP/1.1\r\nHost: t\r\n\r\n");
+
+        RawResponse response = (await connection.ReadAsync())!;
+        Assert.Equal(status, response.Status);
+        if (status != 404)
+        {
+            Assert.Equal("GET, HEAD", response.Header("Allow"));
+        }
+
+        if (status == 200)
+        {
+            Assert.Equal("0", response.Header("Content-Length"));
+            Assert.Equal(string.Empty, response.BodyText);
+        }
+    }
+
     [Fact]
     public void TheTableNamesEachTfbTestOnceAndEveryCountRouteInBothForms()
     {

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using System.Text.RegularExpressions;
 using PlatformBenchmarks.Http;
 using HttpMethod = PlatformBenchmarks.Http.HttpMethod;
 
@@ -21,7 +22,7 @@ namespace PlatformBenchmarks.Tests.Http;
 /// <item>After the empty line: Host, the framing, the body size, persistence and Expect.</item>
 /// </list>
 /// </summary>
-internal static class HeadModel
+internal static partial class HeadModel
 {
     private const string TokenChars = "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -49,12 +50,12 @@ internal static class HeadModel
         int lineEnd = Array.IndexOf(data, (byte)'\n');
         if (lineEnd < 0)
         {
-            return data.Length > limits.MaxRequestLineSize + 1 ? Rejected(RequestRejection.RequestLineTooLong) : Incomplete(start);
+            return data.Length > limits.MaxRequestLineSize + 1 ? Rejected(LineTooLong(data, limits)) : Incomplete(start);
         }
 
         if (lineEnd > limits.MaxRequestLineSize + 1)
         {
-            return Rejected(RequestRejection.RequestLineTooLong);
+            return Rejected(LineTooLong(data, limits));
         }
 
         if (data[lineEnd - 1] != '\r')
@@ -138,6 +139,11 @@ internal static class HeadModel
             {
                 case "host":
                     hosts++;
+                    if (!HostValue().IsMatch(value))
+                    {
+                        return Rejected(RequestRejection.InvalidHost);
+                    }
+
                     break;
                 case "content-length":
                     if (value.Length is 0 or > 18 || !value.All(char.IsAsciiDigit))
@@ -340,4 +346,14 @@ internal static class HeadModel
         head.QueryLength = query < 0 ? 0 : pathAndQuery.Length - query - 1;
         return RequestRejection.None;
     }
+
+    /// <summary>A request line over the limit whose method has not ended within it is a method too long (501), else 414.</summary>
+    private static RequestRejection LineTooLong(byte[] data, HttpLimits limits) =>
+        Array.IndexOf(data, (byte)' ', 0, Math.Min(data.Length, limits.MaxRequestLineSize)) < 0
+            ? RequestRejection.MethodTooLong
+            : RequestRejection.RequestLineTooLong;
+
+    // Host = uri-host [ ":" port ], uri-host = IP-literal / reg-name (RFC 3986 §3.2.2), the host not empty.
+    [GeneratedRegex(@"^(\[[0-9A-Fa-fvV:.\-_~!$&'()*+,;=]+\]|([A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})+)(:[0-9]*)?$")]
+    private static partial Regex HostValue();
 }

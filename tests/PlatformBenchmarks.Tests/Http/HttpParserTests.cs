@@ -179,6 +179,11 @@ public class HttpParserTests
     [InlineData("GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n")]
     [InlineData("GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: Chunked\r\n\r\n")]
     [InlineData("GET / HTTP/1.1\r\nHost: a\r\nX-Latin: caf\u00e9\r\n\r\n")]
+    [InlineData("GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n")]
+    [InlineData("GET / HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n")]
+    [InlineData("GET / HTTP/1.1\r\nHost: a%41b\r\n\r\n")]
+    [InlineData("GET / HTTP/1.1\r\nHost: tfb-server:\r\n\r\n")]
+    [InlineData("GET / HTTP/1.1\r\nHost: a,b\r\n\r\n")]
     public void UnusualButValidRequestsAreAccepted(string request)
     {
         Assert.Equal(ParseStatus.Complete, Parse(request).Status);
@@ -213,6 +218,17 @@ public class HttpParserTests
         { "GET /x HTTP/1.1\r\nAccept: */*\r\n\r\n", nameof(RequestRejection.MissingHost), (int)HttpStatus.BadRequest },
         { "GET /x HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", nameof(RequestRejection.MultipleHosts), (int)HttpStatus.BadRequest },
         { "GET /x HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n", nameof(RequestRejection.MultipleHosts), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: user@a\r\n\r\n", nameof(RequestRejection.InvalidHost), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a/b\r\n\r\n", nameof(RequestRejection.InvalidHost), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a, b\r\n\r\n", nameof(RequestRejection.InvalidHost), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: \r\n\r\n", nameof(RequestRejection.InvalidHost), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: :80\r\n\r\n", nameof(RequestRejection.InvalidHost), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a:8o\r\n\r\n", nameof(RequestRejection.InvalidHost), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a%zz\r\n\r\n", nameof(RequestRejection.InvalidHost), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: [::1\r\n\r\n", nameof(RequestRejection.InvalidHost), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.1\r\nHost: a?b\r\n\r\n", nameof(RequestRejection.InvalidHost), (int)HttpStatus.BadRequest },
+        { "GET /x HTTP/1.0\r\nHost: a\tb\r\n\r\n", nameof(RequestRejection.InvalidHost), (int)HttpStatus.BadRequest },
+        { new string('M', 9000) + " / HTTP/1.1\r\nHost: a\r\n\r\n", nameof(RequestRejection.MethodTooLong), (int)HttpStatus.NotImplemented },
         { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: abc\r\n\r\n", nameof(RequestRejection.InvalidContentLength), (int)HttpStatus.BadRequest },
         { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n", nameof(RequestRejection.InvalidContentLength), (int)HttpStatus.BadRequest },
         { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: +5\r\n\r\n", nameof(RequestRejection.InvalidContentLength), (int)HttpStatus.BadRequest },

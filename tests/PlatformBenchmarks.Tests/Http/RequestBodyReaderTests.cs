@@ -63,7 +63,10 @@ public class RequestBodyReaderTests
     [InlineData("5;a\u0001\r\n", nameof(RequestRejection.InvalidChunkedBody))]
     [InlineData("0\r\nBad\u0000Trailer\r\n\r\n", nameof(RequestRejection.InvalidChunkedBody))]
     [InlineData("0\r\n\rX", nameof(RequestRejection.InvalidChunkedBody))]
-    [InlineData("FFFFFFFFFFFFFFFFFF\r\n", nameof(RequestRejection.BodyTooLarge))]
+    [InlineData("FFFFFFFFFFFFFFFFFF\r\n", nameof(RequestRejection.InvalidChunkedBody))]
+    [InlineData("10000000000000000\r\n", nameof(RequestRejection.InvalidChunkedBody))]
+    [InlineData("FFFFFFFFFFFFFFF\r\n", nameof(RequestRejection.BodyTooLarge))]
+    [InlineData("000000000000000000000100001\r\n", nameof(RequestRejection.BodyTooLarge))]
     [InlineData("100001\r\n", nameof(RequestRejection.BodyTooLarge))]
     public void MalformedChunkedBodyIsRejected(string body, string reason)
     {
