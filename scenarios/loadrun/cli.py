@@ -110,7 +110,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="the target the comparison's ratios are against (default: the first target)")
     parser.add_argument("--self", action="store_true", dest="include_self",
                         help="also build, start and measure this repository's server when --url is given")
-    parser.add_argument("--out", type=Path, help="output folder (default: scenarios/runs/<UTC time>-<profile>, which git ignores; to keep a run, give --out scenarios/results/<name> and commit it)")
+    parser.add_argument("--out", type=Path, help="output folder (default: scenarios/runs/<UTC time>-<profile>, which git ignores; to keep a run, give --out scenarios/results/<name> and commit its results.md)")
     parser.add_argument("--no-build", action="store_true", help="start the existing Release build as it is")
     parser.add_argument("--tfb-config", type=Path, default=DEFAULT_TFB_CONFIG,
                         help="benchmark_config.json whose URLs are used (default: docker/tfb/benchmark_config.json)")
