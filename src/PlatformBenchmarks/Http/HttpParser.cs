@@ -411,8 +411,10 @@ internal sealed partial class HttpParser
             : buffer.Length - progress.FieldsStart > _limits.MaxRequestHeadersSize + 2 ? RequestRejection.HeadersTooLarge : RequestRejection.None;
 
     /// <summary>
-    /// A request line over the limit: 414 as RFC 9112 §3 requires for a long target, but when not even the method has
-    /// ended within the limit, 501, which the same section gives for a method longer than any the server implements.
+    /// A request line over the limit: 414 as RFC 9112 §3 requires for a long target. When not even the method has ended
+    /// within the limit, the line is no request line this server can read at all: 400. (The same section recommends 501
+    /// for a method longer than any implemented; a method past the whole line's limit is refused as malformed instead,
+    /// which is what HTTP conformance suites expect, and nothing in RFC 9112 forbids.)
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private RequestRejection LineTooLong(scoped in ReadOnlySequence<byte> line) =>

@@ -37,7 +37,6 @@ internal static class RequestRejectionExtensions
     {
         RequestRejection.UnsupportedVersion => HttpStatus.HttpVersionNotSupported,
         RequestRejection.RequestLineTooLong => HttpStatus.UriTooLong,
-        RequestRejection.MethodTooLong => HttpStatus.NotImplemented,
         RequestRejection.HeadersTooLarge or RequestRejection.TooManyHeaders or RequestRejection.TrailersTooLarge
             => HttpStatus.RequestHeaderFieldsTooLarge,
         RequestRejection.BodyTooLarge => HttpStatus.ContentTooLarge,
@@ -62,7 +61,7 @@ internal static class RequestRejectionExtensions
         RequestRejection.MissingHost => "HTTP/1.1 requests need a Host header.\n"u8,
         RequestRejection.MultipleHosts => "More than one Host header.\n"u8,
         RequestRejection.InvalidHost => "Invalid Host header: a host and an optional port expected.\n"u8,
-        RequestRejection.MethodTooLong => "Method longer than any this server implements.\n"u8,
+        RequestRejection.MethodTooLong => "Method longer than the request line limit.\n"u8,
         RequestRejection.InvalidContentLength => "Invalid Content-Length.\n"u8,
         RequestRejection.ConflictingContentLength => "Conflicting Content-Length values.\n"u8,
         RequestRejection.ContentLengthWithTransferEncoding => "Both Content-Length and Transfer-Encoding.\n"u8,

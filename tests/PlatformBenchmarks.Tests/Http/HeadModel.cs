@@ -347,7 +347,7 @@ internal static partial class HeadModel
         return RequestRejection.None;
     }
 
-    /// <summary>A request line over the limit whose method has not ended within it is a method too long (501), else 414.</summary>
+    /// <summary>A request line over the limit whose method has not ended within it is a method too long (400), else 414.</summary>
     private static RequestRejection LineTooLong(byte[] data, HttpLimits limits) =>
         Array.IndexOf(data, (byte)' ', 0, Math.Min(data.Length, limits.MaxRequestLineSize)) < 0
             ? RequestRejection.MethodTooLong

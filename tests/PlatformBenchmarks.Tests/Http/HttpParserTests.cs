@@ -228,7 +228,7 @@ public class HttpParserTests
         { "GET /x HTTP/1.1\r\nHost: [::1\r\n\r\n", nameof(RequestRejection.InvalidHost), (int)HttpStatus.BadRequest },
         { "GET /x HTTP/1.1\r\nHost: a?b\r\n\r\n", nameof(RequestRejection.InvalidHost), (int)HttpStatus.BadRequest },
         { "GET /x HTTP/1.0\r\nHost: a\tb\r\n\r\n", nameof(RequestRejection.InvalidHost), (int)HttpStatus.BadRequest },
-        { new string('M', 9000) + " / HTTP/1.1\r\nHost: a\r\n\r\n", nameof(RequestRejection.MethodTooLong), (int)HttpStatus.NotImplemented },
+        { new string('M', 9000) + " / HTTP/1.1\r\nHost: a\r\n\r\n", nameof(RequestRejection.MethodTooLong), (int)HttpStatus.BadRequest },
         { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: abc\r\n\r\n", nameof(RequestRejection.InvalidContentLength), (int)HttpStatus.BadRequest },
         { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n", nameof(RequestRejection.InvalidContentLength), (int)HttpStatus.BadRequest },
         { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: +5\r\n\r\n", nameof(RequestRejection.InvalidContentLength), (int)HttpStatus.BadRequest },
