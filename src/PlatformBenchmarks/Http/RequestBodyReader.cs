@@ -9,7 +9,27 @@ namespace PlatformBenchmarks.Http;
 /// </summary>
 internal struct RequestBodyReader
 {
+    // RFC 9110 §5.6.2: tchar.
+    private static readonly SearchValues<byte> s_tokenChars =
+        SearchValues.Create("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"u8);
+
     private const int MaxChunkLineSize = 4096;
+
+    // Where a chunk extension has got to (RFC 9112 §7.1.1):
+    // chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] ), chunk-ext-val = token / quoted-string.
+    private enum Extension : byte
+    {
+        BeforeSemicolon,
+        BeforeName,
+        Name,
+        AfterName,
+        BeforeValue,
+        Token,
+        AfterValue,
+        Quoted,
+        QuotedEscape,
+        AfterQuoted,
+    }
 
     private enum State : byte
     {
@@ -28,6 +48,7 @@ internal struct RequestBodyReader
 
     private BodyKind _kind;
     private State _state;
+    private Extension _extension;
     private long _remaining;
     private long _total;
     private long _chunkSize;
@@ -142,6 +163,7 @@ internal struct RequestBodyReader
                     else if (b == (byte)';' || b == (byte)' ' || b == (byte)'\t')
                     {
                         _state = State.Extension;
+                        _extension = b == (byte)';' ? Extension.BeforeName : Extension.BeforeSemicolon;
                     }
                     else
                     {
@@ -153,12 +175,9 @@ internal struct RequestBodyReader
                     break;
 
                 case State.Extension:
-                    // chunk-ext is validated only for bytes that cannot appear in a line, and for its length.
-                    if (b == (byte)'\r')
-                    {
-                        _state = State.SizeLf;
-                    }
-                    else if ((b < 0x20 && b != (byte)'\t') || b == 0x7F || ++_lineBytes > MaxChunkLineSize)
+                    // Extensions are validated and ignored; one that breaks the grammar is refused, as a recipient
+                    // that skipped it leniently could frame the body differently from a proxy in front of it.
+                    if (++_lineBytes > MaxChunkLineSize || !ReadExtension(b))
                     {
                         rejection = RequestRejection.InvalidChunkedBody;
                         return i;
@@ -261,6 +280,101 @@ internal struct RequestBodyReader
 
         return i;
     }
+
+    /// <summary>Takes one byte of a chunk extension; false if the grammar does not allow it there.</summary>
+    private bool ReadExtension(byte b)
+    {
+        bool space = b is (byte)' ' or (byte)'\t';
+        switch (_extension)
+        {
+            case Extension.BeforeSemicolon:
+            case Extension.AfterName when b != (byte)'=':
+            case Extension.AfterValue:
+                // BWS may only lead to the next ';' (or, after a name, to its '=').
+                if (b == (byte)';')
+                {
+                    _extension = Extension.BeforeName;
+                    return true;
+                }
+
+                return space;
+            case Extension.AfterName:
+                _extension = Extension.BeforeValue;
+                return true;
+            case Extension.BeforeName:
+                if (IsTokenChar(b))
+                {
+                    _extension = Extension.Name;
+                    return true;
+                }
+
+                return space;
+            case Extension.Name:
+            case Extension.Token:
+                if (IsTokenChar(b))
+                {
+                    return true;
+                }
+
+                if (b == (byte)'=' && _extension == Extension.Name)
+                {
+                    _extension = Extension.BeforeValue;
+                    return true;
+                }
+
+                return EndOfElement(b, space, _extension == Extension.Name ? Extension.AfterName : Extension.AfterValue);
+            case Extension.BeforeValue:
+                if (IsTokenChar(b) || b == (byte)'"')
+                {
+                    _extension = b == (byte)'"' ? Extension.Quoted : Extension.Token;
+                    return true;
+                }
+
+                return space;
+            case Extension.Quoted:
+                // qdtext = HTAB / SP / %x21 / %x23-5B / %x5D-7E / obs-text (RFC 9110 §5.6.4).
+                if (b == (byte)'"' || b == (byte)'\\')
+                {
+                    _extension = b == (byte)'"' ? Extension.AfterQuoted : Extension.QuotedEscape;
+                    return true;
+                }
+
+                return space || (b >= 0x21 && b != 0x7F);
+            case Extension.QuotedEscape:
+                _extension = Extension.Quoted;
+                return space || (b >= 0x21 && b != 0x7F);
+            case Extension.AfterQuoted:
+                return EndOfElement(b, space, Extension.AfterValue);
+            default:
+                return false;
+        }
+    }
+
+    /// <summary>After a name or a value: the line's CR, the next ';', or BWS that must lead to one.</summary>
+    private bool EndOfElement(byte b, bool space, Extension afterSpace)
+    {
+        if (b == (byte)'\r')
+        {
+            _state = State.SizeLf;
+            return true;
+        }
+
+        if (b == (byte)';')
+        {
+            _extension = Extension.BeforeName;
+            return true;
+        }
+
+        if (space)
+        {
+            _extension = afterSpace;
+            return true;
+        }
+
+        return false;
+    }
+
+    private static bool IsTokenChar(byte b) => s_tokenChars.Contains(b);
 
     private static int HexValue(byte b)
     {

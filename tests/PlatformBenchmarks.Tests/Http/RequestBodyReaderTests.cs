@@ -6,7 +6,9 @@ namespace PlatformBenchmarks.Tests.Http;
 
 public class RequestBodyReaderTests
 {
-    private const string ChunkedBody = "5;name=value\r\nhello\r\n1A\r\nabcdefghijklmnopqrstuvwxyz\r\n000\r\nTrailer-One: 1\r\nTrailer-Two: 2\r\n\r\n";
+    // Its first chunk's extensions pass through every step of their grammar (RFC 9112 §7.1.1): BWS, token and quoted
+    // values, an escaped quote, a name alone; each split point below lands in each of them.
+    private const string ChunkedBody = "5 ;name=value ; q = \"a \\\"; b\" ;flag\r\nhello\r\n1A\r\nabcdefghijklmnopqrstuvwxyz\r\n000\r\nTrailer-One: 1\r\nTrailer-Two: 2\r\n\r\n";
 
     private static RequestBodyReader ChunkedReader(HttpLimits? limits = null) =>
         new(new RequestHead { BodyKind = BodyKind.Chunked }, limits ?? new HttpLimits());
@@ -63,6 +65,15 @@ public class RequestBodyReaderTests
     [InlineData("5;a\u0001\r\n", nameof(RequestRejection.InvalidChunkedBody))]
     [InlineData("0\r\nBad\u0000Trailer\r\n\r\n", nameof(RequestRejection.InvalidChunkedBody))]
     [InlineData("0\r\n\rX", nameof(RequestRejection.InvalidChunkedBody))]
+    [InlineData("5;\r\n", nameof(RequestRejection.InvalidChunkedBody))]             // a bare semicolon
+    [InlineData("5 \r\n", nameof(RequestRejection.InvalidChunkedBody))]             // whitespace, then no extension
+    [InlineData("5;a \r\n", nameof(RequestRejection.InvalidChunkedBody))]           // whitespace after the last name
+    [InlineData("5;@\r\n", nameof(RequestRejection.InvalidChunkedBody))]            // a name that is not a token
+    [InlineData("5;a b\r\n", nameof(RequestRejection.InvalidChunkedBody))]
+    [InlineData("5;a=\r\n", nameof(RequestRejection.InvalidChunkedBody))]           // '=' and no value
+    [InlineData("5;a=b=c\r\n", nameof(RequestRejection.InvalidChunkedBody))]
+    [InlineData("5;a=\"x\r\n", nameof(RequestRejection.InvalidChunkedBody))]        // a quoted value never closed
+    [InlineData("5;a=\"x\"y\r\n", nameof(RequestRejection.InvalidChunkedBody))]
     [InlineData("FFFFFFFFFFFFFFFFFF\r\n", nameof(RequestRejection.InvalidChunkedBody))]
     [InlineData("10000000000000000\r\n", nameof(RequestRejection.InvalidChunkedBody))]
     [InlineData("FFFFFFFFFFFFFFF\r\n", nameof(RequestRejection.BodyTooLarge))]
