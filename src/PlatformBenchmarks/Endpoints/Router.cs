@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using PlatformBenchmarks.Data;
+using PlatformBenchmarks.Endpoints.Conformance;
 using PlatformBenchmarks.Http;
 
 namespace PlatformBenchmarks.Endpoints;
@@ -54,7 +55,11 @@ internal readonly struct Router : IHttpApplication
         {
             response.WriteOptions(AllowedMethods);
         }
-        else if (Match(request.Path, out _, out _, out _) == Route.None)
+        else if (request.Path.SequenceEqual(ConformanceRoutes.RootPath))
+        {
+            response.WriteOptions(ConformanceRoutes.RootMethods);
+        }
+        else if (Match(request.Path, out _, out _, out _) == Route.None && !IsConformancePath(request.Path))
         {
             response.WriteText(HttpStatus.NotFound, "Not found.\n"u8);
         }
@@ -66,6 +71,38 @@ internal readonly struct Router : IHttpApplication
         return default;
     }
 
+    /// <summary>Off the TFB routes: the conformance routes (<see cref="ConformanceRoutes"/>), or 404.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static ValueTask AnswerOtherPath(HttpRequest request, HttpResponse response)
+    {
+        ReadOnlySpan<byte> path = request.Path;
+        if (!IsConformancePath(path))
+        {
+            response.WriteText(HttpStatus.NotFound, "Not found.\n"u8);
+        }
+        else if (request.Method is not (HttpMethod.Get or HttpMethod.Head))
+        {
+            response.WriteMethodNotAllowed(path.SequenceEqual(ConformanceRoutes.RootPath) ? ConformanceRoutes.RootMethods : AllowedMethods);
+        }
+        else if (path.SequenceEqual(ConformanceRoutes.EchoPath))
+        {
+            ConformanceRoutes.Echo(request, response);
+        }
+        else if (path.SequenceEqual(ConformanceRoutes.CookiePath))
+        {
+            ConformanceRoutes.Cookie(request, response);
+        }
+        else
+        {
+            ConformanceRoutes.Root(response);
+        }
+
+        return default;
+    }
+
+    private static bool IsConformancePath(ReadOnlySpan<byte> path) =>
+        path.SequenceEqual(ConformanceRoutes.RootPath) || path.SequenceEqual(ConformanceRoutes.EchoPath) || path.SequenceEqual(ConformanceRoutes.CookiePath);
+
     public ValueTask ProcessRequest(HttpRequest request, HttpResponse response)
     {
         if (request.Method is HttpMethod.Custom or HttpMethod.Options)
@@ -76,8 +113,7 @@ internal readonly struct Router : IHttpApplication
         Route route = Match(request.Path, out ReadOnlySpan<byte> parameter, out ReadOnlySpan<byte> countSegment, out bool countInSegment);
         if (route == Route.None)
         {
-            response.WriteText(HttpStatus.NotFound, "Not found.\n"u8);
-            return default;
+            return AnswerOtherPath(request, response);
         }
 
         if (request.Method is not (HttpMethod.Get or HttpMethod.Head))

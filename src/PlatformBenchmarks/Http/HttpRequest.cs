@@ -4,7 +4,7 @@ namespace PlatformBenchmarks.Http;
 /// A parsed request as an application sees it. It borrows the connection's receive buffer, so it is valid only
 /// during the synchronous part of <see cref="IHttpApplication.ProcessRequest"/>: copy out what must outlive it.
 /// </summary>
-internal readonly ref struct HttpRequest
+internal readonly ref partial struct HttpRequest
 {
     private readonly ReadOnlySpan<byte> _head;
     private readonly ref readonly RequestHead _info;

@@ -11,7 +11,7 @@ public class RouterTests
     public static TheoryData<string> PathsNearRoutes()
     {
         var data = new TheoryData<string>();
-        var paths = new HashSet<string>(StringComparer.Ordinal) { "/", "//", "/x", "/cached", "/cached-", "/query", "/update" };
+        var paths = new HashSet<string>(StringComparer.Ordinal) { "//", "/x", "/ech", "/echo/", "/cookies", "/cached", "/cached-", "/query", "/update" };
         foreach (Router.RouteEntry entry in Router.Table)
         {
             string name = System.Text.Encoding.ASCII.GetString(entry.Path);

@@ -1,0 +1,76 @@
+using System.Buffers;
+using System.Text;
+using PlatformBenchmarks.Http;
+
+namespace PlatformBenchmarks.Endpoints.Conformance;
+
+/// <summary>
+/// The routes an outside HTTP conformance suite (Http11Probe) sends its probes to, so that what it scores is the
+/// engine and not a missing resource: <c>/</c> (GET, HEAD, OPTIONS), <c>/echo</c> (the request's header fields, one
+/// per line, as received) and <c>/cookie</c> (the parsed cookies, one <c>name=value</c> per line). They never touch the
+/// database, and the TFB routes do not change for them.
+/// </summary>
+internal static class ConformanceRoutes
+{
+    public static ReadOnlySpan<byte> RootPath => "/"u8;
+
+    public static ReadOnlySpan<byte> EchoPath => "/echo"u8;
+
+    public static ReadOnlySpan<byte> CookiePath => "/cookie"u8;
+
+    /// <summary>What <c>/</c> allows; OPTIONS on it answers with these.</summary>
+    public static ReadOnlySpan<byte> RootMethods => "GET, HEAD, OPTIONS"u8;
+
+    private static ReadOnlySpan<byte> Ok => "OK"u8;
+
+    public static void Root(HttpResponse response) => response.Write(HttpStatus.Ok, HttpResponse.TextPlain, Ok);
+
+    /// <summary>Each header field as <c>Name: value</c> and a line feed, in the order received.</summary>
+    public static void Echo(HttpRequest request, HttpResponse response)
+    {
+        IBufferWriter<byte> body = response.StartBody();
+        foreach (HttpRequest.Field field in request.Fields)
+        {
+            body.Write(field.Name);
+            body.Write(": "u8);
+            body.Write(field.Value);
+            body.Write("\n"u8);
+        }
+
+        response.WriteBuffered(HttpStatus.Ok, HttpResponse.TextPlain);
+    }
+
+    /// <summary>
+    /// Every cookie of every Cookie field as <c>name=value</c> and a line feed (RFC 6265 §5.4: pairs separated by
+    /// <c>;</c>, whitespace around them dropped). A pair without <c>=</c> or with an empty name is skipped, never an error.
+    /// </summary>
+    public static void Cookie(HttpRequest request, HttpResponse response)
+    {
+        IBufferWriter<byte> body = response.StartBody();
+        foreach (HttpRequest.Field field in request.Fields)
+        {
+            if (!Ascii.EqualsIgnoreCase(field.Name, "cookie"u8))
+            {
+                continue;
+            }
+
+            foreach (Range part in field.Value.Split((byte)';'))
+            {
+                ReadOnlySpan<byte> pair = field.Value[part].Trim(" \t"u8);
+                int equals = pair.IndexOf((byte)'=');
+                ReadOnlySpan<byte> name = equals < 0 ? default : pair.Slice(0, equals).Trim(" \t"u8);
+                if (name.IsEmpty)
+                {
+                    continue;
+                }
+
+                body.Write(name);
+                body.Write("="u8);
+                body.Write(pair.Slice(equals + 1).Trim(" \t"u8));
+                body.Write("\n"u8);
+            }
+        }
+
+        response.WriteBuffered(HttpStatus.Ok, HttpResponse.TextPlain);
+    }
+}
