@@ -51,6 +51,11 @@ internal readonly struct Router : IHttpApplication
         {
             response.WriteText(HttpStatus.NotImplemented, "Method not implemented.\n"u8);
         }
+        else if (request.Method == HttpMethod.Connect)
+        {
+            // RFC 9110 §9.3.6: CONNECT asks for a tunnel, which only a proxy makes; its target names no resource here.
+            response.WriteText(HttpStatus.NotImplemented, "CONNECT is not supported: this server is not a proxy.\n"u8);
+        }
         else if (request.Path.SequenceEqual("*"u8))
         {
             response.WriteOptions(AllowedMethods);
@@ -105,7 +110,7 @@ internal readonly struct Router : IHttpApplication
 
     public ValueTask ProcessRequest(HttpRequest request, HttpResponse response)
     {
-        if (request.Method is HttpMethod.Custom or HttpMethod.Options)
+        if (request.Method is HttpMethod.Custom or HttpMethod.Options or HttpMethod.Connect)
         {
             return AnswerRareMethod(request, response);
         }

@@ -51,6 +51,7 @@ public class RouterTests
     [InlineData("FOO /plaintext")]
     [InlineData("FOO /nowhere")]
     [InlineData("M-SEARCH /x")]
+    [InlineData("CONNECT example.com:443")]
     public async Task AMethodTheServerDoesNotRecogniseIsNotImplementedOnAnyPath(string methodAndTarget)
     {
         await using var connection = new PipeConnection<Router>(default);
