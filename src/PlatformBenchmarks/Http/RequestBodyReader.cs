@@ -3,9 +3,10 @@ using System.Buffers;
 namespace PlatformBenchmarks.Http;
 
 /// <summary>
-/// Reads a request body to its end and discards it, so the next pipelined request starts at the right byte
-/// (RFC 9112 §6.3). It is resumable: feed it each new run of bytes as it arrives. The chunked decoder checks the
-/// whole grammar of RFC 9112 §7.1, extensions and trailers included, and the body and trailer limits.
+/// The framing of a request body (RFC 9112 §6.3): it finds the body's last byte, so the next pipelined request starts
+/// at the right one, and, for <see cref="ReadData"/>, the body's own bytes among the chunk framing. It is resumable:
+/// feed it each new run of bytes as it arrives. The chunked decoder checks the whole grammar of RFC 9112 §7.1,
+/// extensions and trailers included, and the body and trailer limits.
 /// </summary>
 internal struct RequestBodyReader
 {
@@ -14,6 +15,9 @@ internal struct RequestBodyReader
         SearchValues.Create("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"u8);
 
     private const int MaxChunkLineSize = 4096;
+
+    // The data limit that means "discard": the data is framing to step over, not bytes to hand out.
+    private const int Discard = int.MaxValue;
 
     // Where a chunk extension has got to (RFC 9112 §7.1.1):
     // chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] ), chunk-ext-val = token / quoted-string.
@@ -67,6 +71,45 @@ internal struct RequestBodyReader
         _state = State.Size;
     }
 
+    /// <summary>
+    /// Consumes framing from the start of <paramref name="buffer"/> up to the next run of body data, and at most
+    /// <paramref name="maxData"/> bytes of that run. The data is the last <paramref name="dataLength"/> of the
+    /// <paramref name="consumed"/> bytes; 0 with <see cref="ParseStatus.Incomplete"/> means more bytes are needed.
+    /// </summary>
+    public ParseStatus ReadData(in ReadOnlySequence<byte> buffer, int maxData, out long consumed, out int dataLength, out RequestRejection rejection)
+    {
+        rejection = RequestRejection.None;
+        if (_kind != BodyKind.Chunked)
+        {
+            dataLength = (int)Math.Min(Math.Min(_remaining, buffer.Length), maxData);
+            consumed = dataLength;
+            _remaining -= dataLength;
+            return _remaining == 0 ? ParseStatus.Complete : ParseStatus.Incomplete;
+        }
+
+        consumed = 0;
+        dataLength = 0;
+        foreach (ReadOnlyMemory<byte> segment in buffer)
+        {
+            consumed += ReadChunked(segment.Span, maxData, out dataLength, out rejection);
+            if (rejection != RequestRejection.None)
+            {
+                return ParseStatus.Rejected;
+            }
+
+            if (_state == State.Done)
+            {
+                return ParseStatus.Complete;
+            }
+
+            if (dataLength > 0)
+            {
+                break;
+            }
+        }
+
+        return ParseStatus.Incomplete;
+    }
 
     /// <summary>Consumes body bytes from the start of <paramref name="buffer"/>.</summary>
     /// <param name="consumed">How many bytes of <paramref name="buffer"/> belong to the body.</param>
@@ -90,7 +133,7 @@ internal struct RequestBodyReader
         foreach (ReadOnlyMemory<byte> segment in buffer)
         {
             ReadOnlySpan<byte> span = segment.Span;
-            int used = ReadChunked(span, out rejection);
+            int used = ReadChunked(span, Discard, out _, out rejection);
             consumed += used;
             if (rejection != RequestRejection.None)
             {
@@ -106,9 +149,14 @@ internal struct RequestBodyReader
         return ParseStatus.Incomplete;
     }
 
-    private int ReadChunked(ReadOnlySpan<byte> span, out RequestRejection rejection)
+    /// <summary>
+    /// Runs the chunked grammar over <paramref name="span"/>. With <see cref="Discard"/> it goes through data as
+    /// through framing; otherwise it stops after the first run of data, at most <paramref name="maxData"/> bytes.
+    /// </summary>
+    private int ReadChunked(ReadOnlySpan<byte> span, int maxData, out int data, out RequestRejection rejection)
     {
         rejection = RequestRejection.None;
+        data = 0;
         int i = 0;
         while (i < span.Length)
         {
@@ -203,12 +251,18 @@ internal struct RequestBodyReader
                     break;
 
                 case State.Data:
-                    int take = (int)Math.Min(_remaining, span.Length - i);
+                    int take = (int)Math.Min(Math.Min(_remaining, span.Length - i), maxData);
                     i += take;
                     _remaining -= take;
                     if (_remaining == 0)
                     {
                         _state = State.DataCr;
+                    }
+
+                    if (maxData != Discard)
+                    {
+                        data = take;
+                        return i;
                     }
 
                     break;

@@ -44,6 +44,35 @@ public class RequestBodyReaderTests
         }
     }
 
+    [Theory]
+    [MemberData(nameof(ChunkedSplitPoints))]
+    public void ChunkedDataIsHandedOutExactlyWhereverTheBodyIsSplit(int point)
+    {
+        byte[] bytes = Requests.Bytes(ChunkedBody + "GET /next");
+        RequestBodyReader reader = ChunkedReader();
+        var data = new List<byte>();
+        long used = 0;
+        ParseStatus status = ParseStatus.Incomplete;
+        foreach ((int start, int end) in new[] { (0, point), (point, bytes.Length) })
+        {
+            var piece = new ReadOnlySequence<byte>(bytes, start, end - start);
+            int dataLength = 1;
+            while (status == ParseStatus.Incomplete && dataLength > 0)
+            {
+                // At most 4 bytes at a time, so runs of data are handed out across several calls as well.
+                status = reader.ReadData(piece, 4, out long consumed, out dataLength, out RequestRejection rejection);
+                Assert.Equal(RequestRejection.None, rejection);
+                data.AddRange(piece.Slice(consumed - dataLength, dataLength).ToArray());
+                piece = piece.Slice(consumed);
+                used += consumed;
+            }
+        }
+
+        Assert.Equal(ParseStatus.Complete, status);
+        Assert.Equal(ChunkedBody.Length, used);
+        Assert.Equal("helloabcdefghijklmnopqrstuvwxyz", Requests.Text(data.ToArray()));
+    }
+
     [Fact]
     public void ChunkedBodyOverManySegmentsEndsAtItsLastByte()
     {
