@@ -44,7 +44,8 @@ internal struct RequestBodyReader
         DataCr,
         DataLf,
         TrailerStart,
-        Trailer,
+        TrailerName,
+        TrailerValue,
         TrailerLf,
         FinalLf,
         Done,
@@ -59,8 +60,10 @@ internal struct RequestBodyReader
     private int _digits;
     private int _lineBytes;
     private int _trailerBytes;
+    private int _trailerCount;
     private long _maxBodySize;
     private int _maxTrailerSize;
+    private int _maxTrailerCount;
 
     public RequestBodyReader(in RequestHead head, HttpLimits limits)
     {
@@ -68,6 +71,7 @@ internal struct RequestBodyReader
         _remaining = head.ContentLength;
         _maxBodySize = limits.MaxRequestBodySize;
         _maxTrailerSize = limits.MaxRequestHeadersSize;
+        _maxTrailerCount = limits.MaxRequestHeaderCount;
         _state = State.Size;
     }
 
@@ -287,15 +291,30 @@ internal struct RequestBodyReader
                         break;
                     }
 
-                    _state = State.Trailer;
-                    goto case State.Trailer;
-
-                case State.Trailer:
-                    if (b == (byte)'\r')
+                    if (++_trailerCount > _maxTrailerCount)
                     {
-                        _state = State.TrailerLf;
+                        rejection = RequestRejection.TrailersTooLarge;
+                        return i;
                     }
-                    else if ((b < 0x20 && b != (byte)'\t') || b == 0x7F)
+
+                    // A field name starts with a token character: a space here would be obsolete line folding.
+                    if (!IsTokenChar(b))
+                    {
+                        rejection = RequestRejection.InvalidChunkedBody;
+                        return i;
+                    }
+
+                    _state = State.TrailerName;
+                    goto case State.TrailerName;
+
+                case State.TrailerName:
+                case State.TrailerValue:
+                    // RFC 9112 §7.1.2: trailers are field lines, held to the rules of the head's (RFC 9112 §5: a token,
+                    // a colon, then field text), counted against the head's limits, and dropped.
+                    bool valid = _state == State.TrailerName
+                        ? IsTokenChar(b) || b == (byte)':'
+                        : b == (byte)'\r' || IsFieldText(b);
+                    if (!valid)
                     {
                         rejection = RequestRejection.InvalidChunkedBody;
                         return i;
@@ -307,6 +326,9 @@ internal struct RequestBodyReader
                         return i;
                     }
 
+                    _state = b == (byte)':' && _state == State.TrailerName ? State.TrailerValue
+                        : b == (byte)'\r' ? State.TrailerLf
+                        : _state;
                     i++;
                     break;
 
@@ -429,6 +451,9 @@ internal struct RequestBodyReader
     }
 
     private static bool IsTokenChar(byte b) => s_tokenChars.Contains(b);
+
+    /// <summary>HTAB, SP, visible ASCII and obs-text: what a field value may hold (RFC 9110 §5.5).</summary>
+    private static bool IsFieldText(byte b) => b == (byte)'\t' || (b >= 0x20 && b != 0x7F);
 
     private static int HexValue(byte b)
     {
