@@ -54,7 +54,7 @@ internal static class SettingsCatalog
             new("Http:MaxRequestLineSize", Text(http.MaxRequestLineSize), "longest request line (414 beyond)"),
             new("Http:MaxRequestHeadersSize", Text(http.MaxRequestHeadersSize), "largest header section (431 beyond)"),
             new("Http:MaxRequestHeaderCount", Text(http.MaxRequestHeaderCount), "most header fields (431 beyond)"),
-            new("Http:MaxRequestBodySize", Text(http.MaxRequestBodySize), "largest request body, read and discarded (413 beyond)"),
+            new("Http:MaxRequestBodySize", Text(http.MaxRequestBodySize), "largest request body, read by its handler or discarded (413 beyond)"),
             new("Http:RequestTimeout", Text(http.RequestTimeout), "how long a started request may take to arrive in full (408 after)"),
             new("Http:LingerTimeout", Text(http.LingerTimeout), "how long a closing connection reads and drops input after the client went silent"),
             new("Http:MaxLingerTime", Text(http.MaxLingerTime), "the longest a closing connection is kept reading"),

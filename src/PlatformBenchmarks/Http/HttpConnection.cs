@@ -10,12 +10,13 @@ namespace PlatformBenchmarks.Http;
 /// flushes once per read. Generic over the application struct so requests reach it without an interface call.
 /// </summary>
 [System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "The connection's lifetime is ExecuteAsync, which disposes its timer in a finally.")]
-internal sealed partial class HttpConnection<TApp>
+internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
     where TApp : struct, IHttpApplication
 {
     private enum Step : byte
     {
         Dispatched,
+        DispatchedWithBody,
         NeedMore,
         Close,
     }
@@ -30,10 +31,10 @@ internal sealed partial class HttpConnection<TApp>
     private readonly CancellationToken _closeRequested;
     private TApp _app;
 
-    // A request whose head has been parsed and whose body is still arriving. Its head is kept in the parser's
-    // buffer so the receive buffer can be released while the body is read and discarded.
+    // The body of the request being answered, and, once it is answered, whether what its handler left unread is
+    // still arriving: the engine discards it before the next request.
+    private readonly RequestBody _requestBody;
     private bool _awaitingBody;
-    private RequestBodyReader _body;
 
     private CancellationTokenSource? _requestTimeout;
     private bool _timeoutArmed;
@@ -50,6 +51,7 @@ internal sealed partial class HttpConnection<TApp>
         _output = transport.Output;
         _parser = new HttpParser(context.Limits);
         _response = new HttpResponse(_output, context.Date);
+        _requestBody = new RequestBody(_input, _response, this, context.Limits);
         _logger = context.Logger;
         _time = context.Time;
     }
@@ -91,13 +93,13 @@ internal sealed partial class HttpConnection<TApp>
             }
             catch (OperationCanceledException) when (_timeoutArmed)
             {
-                Reject(RequestRejection.Timeout);
-                FlushResult timeoutFlush = await _output.FlushAsync();
-                if (!timeoutFlush.IsCompleted && !timeoutFlush.IsCanceled)
+                // A body being discarded belongs to a request already answered: it gets no second answer.
+                if (!_awaitingBody)
                 {
-                    await LingeringCloseAsync();
+                    Reject(RequestRejection.Timeout);
                 }
 
+                await FlushAndLingerAsync();
                 return;
             }
 
@@ -120,7 +122,24 @@ internal sealed partial class HttpConnection<TApp>
                     break;
                 }
 
-                if (!pending.IsCompletedSuccessfully)
+                if (step == Step.DispatchedWithBody)
+                {
+                    // The handler may have read its body from the input: the read in hand may be a newer one.
+                    BodyOutcome outcome = await CompleteWithBodyAsync(pending);
+                    if (outcome == BodyOutcome.ConnectionEnded)
+                    {
+                        return;
+                    }
+
+                    TakeBackRead(ref result, ref buffer);
+                    if (outcome == BodyOutcome.Close)
+                    {
+                        keepOpen = false;
+                        linger = true;
+                        break;
+                    }
+                }
+                else if (!pending.IsCompletedSuccessfully)
                 {
                     await CompleteAsync(pending);
                 }
@@ -132,20 +151,18 @@ internal sealed partial class HttpConnection<TApp>
 
                 if (!_response.KeepAlive)
                 {
-                    // Bytes behind the last answered request show the client is still sending; otherwise close at once
-                    // (an HTTP/1.0 or Connection: close client that sent one request is not kept waiting).
+                    // Bytes behind the last answered request, or a body still arriving, show the client is still
+                    // sending; otherwise close at once (an HTTP/1.0 or Connection: close client that sent one request
+                    // is not kept waiting).
                     keepOpen = false;
-                    linger = !buffer.IsEmpty;
+                    linger = !buffer.IsEmpty || _awaitingBody;
                     break;
                 }
             }
 
             // Everything before buffer.Start is answered; the rest is a request still arriving.
             _input.AdvanceTo(buffer.Start, result.Buffer.End);
-            if (!_awaitingBody)
-            {
-                _parser.ReleaseScratch();
-            }
+            _parser.ReleaseScratch();
 
             if (_hasOutput)
             {
@@ -179,16 +196,11 @@ internal sealed partial class HttpConnection<TApp>
         RequestRejection rejection;
         if (_awaitingBody)
         {
-            ParseStatus bodyStatus = _body.Read(buffer, out long used, out rejection);
-            buffer = buffer.Slice(used);
-            if (bodyStatus != ParseStatus.Complete)
+            Step discarded = DiscardBody(ref buffer);
+            if (discarded != Step.Dispatched)
             {
-                return bodyStatus == ParseStatus.Incomplete ? Step.NeedMore : Reject(rejection);
+                return discarded;
             }
-
-            _awaitingBody = false;
-            ReadOnlySpan<byte> retained = _parser.Retained(out RequestHead retainedHead);
-            return Dispatch(retained, in retainedHead, out pending);
         }
 
         if (buffer.IsEmpty)
@@ -206,27 +218,7 @@ internal sealed partial class HttpConnection<TApp>
         buffer = buffer.Slice(consumed);
         if (head.BodyKind != BodyKind.None)
         {
-            _body = new RequestBodyReader(in head, _parser.Limits);
-            ParseStatus bodyStatus = _body.Read(buffer, out long used, out rejection);
-            buffer = buffer.Slice(used);
-            if (bodyStatus == ParseStatus.Rejected)
-            {
-                return Reject(rejection);
-            }
-
-            if (bodyStatus == ParseStatus.Incomplete)
-            {
-                if (head.ExpectContinue)
-                {
-                    // The body is not all here and the client may be waiting to be asked for it.
-                    _response.WriteContinue();
-                    _hasOutput = true;
-                }
-
-                _parser.Retain(headBytes, in head);
-                _awaitingBody = true;
-                return Step.NeedMore;
-            }
+            return DispatchWithBody(headBytes, in head, buffer, out pending);
         }
 
         return Dispatch(headBytes, in head, out pending);
@@ -238,7 +230,7 @@ internal sealed partial class HttpConnection<TApp>
         _hasOutput = true;
         try
         {
-            pending = _app.ProcessRequest(new HttpRequest(headBytes, in head), _response);
+            pending = _app.ProcessRequest(new HttpRequest(headBytes, in head, _requestBody), _response);
         }
         catch (Exception ex)
         {
@@ -272,6 +264,17 @@ internal sealed partial class HttpConnection<TApp>
         _hasOutput = true;
         LogRejected(_logger, rejection);
         return Step.Close;
+    }
+
+    /// <summary>Sends what is written, then ends the connection with a lingering close unless the client is gone.</summary>
+    private async Task FlushAndLingerAsync()
+    {
+        _hasOutput = false;
+        FlushResult flush = await _output.FlushAsync();
+        if (!flush.IsCompleted && !flush.IsCanceled)
+        {
+            await LingeringCloseAsync();
+        }
     }
 
     /// <summary>

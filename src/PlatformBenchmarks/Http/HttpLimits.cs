@@ -14,7 +14,7 @@ internal sealed class HttpLimits
     /// <summary>Most header fields in one request (431 beyond).</summary>
     public int MaxRequestHeaderCount { get; set; } = 100;
 
-    /// <summary>Largest request body; bodies are read and discarded (413 beyond).</summary>
+    /// <summary>Largest request body, read by its handler or discarded (413 beyond).</summary>
     public long MaxRequestBodySize { get; set; } = 1024 * 1024;
 
     /// <summary>

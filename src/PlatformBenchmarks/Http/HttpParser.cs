@@ -1,6 +1,5 @@
 using System.Buffers;
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 
 namespace PlatformBenchmarks.Http;
 
@@ -34,12 +33,10 @@ internal sealed partial class HttpParser
 
     private readonly HttpLimits _limits;
 
-    // Holds a head that spans segments while it is parsed, and a head kept while its body arrives (Retain). Rented from
-    // the shared pool only for that long (see ReleaseScratch): a connection that once split a head must not keep
-    // MaxHeadSize bytes for the rest of its life, or many idle connections pin a scratch buffer each.
+    // Holds a head that spans segments while it is parsed and answered. Rented from the shared pool only for that long
+    // (see ReleaseScratch): a connection that once split a head must not keep MaxHeadSize bytes for the rest of its
+    // life, or many idle connections pin a scratch buffer each.
     private byte[]? _scratch;
-    private RequestHead _retainedHead;
-    private int _retainedLength;
 
     // How many bytes beyond those already parsed a head spanning segments gathers before it is parsed again.
     private const int ParseStep = 512;
@@ -428,31 +425,8 @@ internal sealed partial class HttpParser
             : RequestRejection.MethodTooLong;
 
     /// <summary>
-    /// Keeps a head, and what was parsed from it, while its body is still arriving: the receive buffer it was parsed
-    /// from is released before the body is read.
-    /// </summary>
-    internal void Retain(ReadOnlySpan<byte> headBytes, ref readonly RequestHead head)
-    {
-        byte[] scratch = RentScratch();
-        if (!Unsafe.AreSame(ref MemoryMarshal.GetReference(headBytes), ref scratch[0]))
-        {
-            headBytes.CopyTo(scratch);
-        }
-
-        _retainedHead = head;
-        _retainedLength = headBytes.Length;
-    }
-
-    /// <summary>The head kept by <see cref="Retain"/>.</summary>
-    internal ReadOnlySpan<byte> Retained(out RequestHead head)
-    {
-        head = _retainedHead;
-        return _scratch.AsSpan(0, _retainedLength);
-    }
-
-    /// <summary>
     /// Gives the scratch buffer back, if one is held. Call when no head parsed from it is in use any more (every request
-    /// parsed so far is answered) and none is retained; an unfinished head is copied again by the next parse.
+    /// parsed so far is answered); an unfinished head is copied again by the next parse.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void ReleaseScratch()
@@ -468,7 +442,6 @@ internal sealed partial class HttpParser
     {
         ArrayPool<byte>.Shared.Return(_scratch!);
         _scratch = null;
-        _retainedLength = 0;
     }
 
     private byte[] RentScratch() => _scratch ??= ArrayPool<byte>.Shared.Rent(_limits.MaxHeadSize);

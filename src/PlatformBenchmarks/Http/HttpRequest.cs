@@ -2,18 +2,29 @@ namespace PlatformBenchmarks.Http;
 
 /// <summary>
 /// A parsed request as an application sees it. It borrows the connection's receive buffer, so it is valid only
-/// during the synchronous part of <see cref="IHttpApplication.ProcessRequest"/>: copy out what must outlive it.
+/// during the synchronous part of <see cref="IHttpApplication.ProcessRequest"/>, and only until the first read of its
+/// <see cref="Body"/>: copy out what must outlive it.
 /// </summary>
 internal readonly ref partial struct HttpRequest
 {
     private readonly ReadOnlySpan<byte> _head;
     private readonly ref readonly RequestHead _info;
+    private readonly RequestBody _body;
 
     public HttpRequest(ReadOnlySpan<byte> head, ref readonly RequestHead info)
+        : this(head, in info, RequestBody.Empty)
+    {
+    }
+
+    public HttpRequest(ReadOnlySpan<byte> head, ref readonly RequestHead info, RequestBody body)
     {
         _head = head;
         _info = ref info;
+        _body = body;
     }
+
+    /// <summary>The request's body, read as it arrives; it stays usable across awaits until the handler completes.</summary>
+    public RequestBody Body => _body;
 
     public HttpMethod Method => _info.Method;
 

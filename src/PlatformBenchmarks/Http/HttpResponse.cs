@@ -48,6 +48,9 @@ internal sealed partial class HttpResponse
         _written = false;
     }
 
+    /// <summary>Whether the response, if not written yet, keeps the connection open: the engine decides so for a body it may not read.</summary>
+    internal void SetKeepAlive(bool keepAlive) => _keepAlive = keepAlive;
+
     /// <summary>Prepares a response to a request that could not be parsed: it ends the connection.</summary>
     internal void ResetForRejection()
     {

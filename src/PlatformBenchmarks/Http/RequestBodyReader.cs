@@ -3,9 +3,10 @@ using System.Buffers;
 namespace PlatformBenchmarks.Http;
 
 /// <summary>
-/// Reads a request body to its end and discards it, so the next pipelined request starts at the right byte
-/// (RFC 9112 §6.3). It is resumable: feed it each new run of bytes as it arrives. The chunked decoder checks the
-/// whole grammar of RFC 9112 §7.1, extensions and trailers included, and the body and trailer limits.
+/// The framing of a request body (RFC 9112 §6.3): it finds the body's last byte, so the next pipelined request starts
+/// at the right one, and, for <see cref="ReadData"/>, the body's own bytes among the chunk framing. It is resumable:
+/// feed it each new run of bytes as it arrives. The chunked decoder checks the whole grammar of RFC 9112 §7.1,
+/// extensions and trailers included, and the body and trailer limits.
 /// </summary>
 internal struct RequestBodyReader
 {
@@ -14,6 +15,9 @@ internal struct RequestBodyReader
         SearchValues.Create("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"u8);
 
     private const int MaxChunkLineSize = 4096;
+
+    // The data limit that means "discard": the data is framing to step over, not bytes to hand out.
+    private const int Discard = int.MaxValue;
 
     // Where a chunk extension has got to (RFC 9112 §7.1.1):
     // chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] ), chunk-ext-val = token / quoted-string.
@@ -40,7 +44,8 @@ internal struct RequestBodyReader
         DataCr,
         DataLf,
         TrailerStart,
-        Trailer,
+        TrailerName,
+        TrailerValue,
         TrailerLf,
         FinalLf,
         Done,
@@ -55,8 +60,10 @@ internal struct RequestBodyReader
     private int _digits;
     private int _lineBytes;
     private int _trailerBytes;
+    private int _trailerCount;
     private long _maxBodySize;
     private int _maxTrailerSize;
+    private int _maxTrailerCount;
 
     public RequestBodyReader(in RequestHead head, HttpLimits limits)
     {
@@ -64,9 +71,49 @@ internal struct RequestBodyReader
         _remaining = head.ContentLength;
         _maxBodySize = limits.MaxRequestBodySize;
         _maxTrailerSize = limits.MaxRequestHeadersSize;
+        _maxTrailerCount = limits.MaxRequestHeaderCount;
         _state = State.Size;
     }
 
+    /// <summary>
+    /// Consumes framing from the start of <paramref name="buffer"/> up to the next run of body data, and at most
+    /// <paramref name="maxData"/> bytes of that run. The data is the last <paramref name="dataLength"/> of the
+    /// <paramref name="consumed"/> bytes; 0 with <see cref="ParseStatus.Incomplete"/> means more bytes are needed.
+    /// </summary>
+    public ParseStatus ReadData(in ReadOnlySequence<byte> buffer, int maxData, out long consumed, out int dataLength, out RequestRejection rejection)
+    {
+        rejection = RequestRejection.None;
+        if (_kind != BodyKind.Chunked)
+        {
+            dataLength = (int)Math.Min(Math.Min(_remaining, buffer.Length), maxData);
+            consumed = dataLength;
+            _remaining -= dataLength;
+            return _remaining == 0 ? ParseStatus.Complete : ParseStatus.Incomplete;
+        }
+
+        consumed = 0;
+        dataLength = 0;
+        foreach (ReadOnlyMemory<byte> segment in buffer)
+        {
+            consumed += ReadChunked(segment.Span, maxData, out dataLength, out rejection);
+            if (rejection != RequestRejection.None)
+            {
+                return ParseStatus.Rejected;
+            }
+
+            if (_state == State.Done)
+            {
+                return ParseStatus.Complete;
+            }
+
+            if (dataLength > 0)
+            {
+                break;
+            }
+        }
+
+        return ParseStatus.Incomplete;
+    }
 
     /// <summary>Consumes body bytes from the start of <paramref name="buffer"/>.</summary>
     /// <param name="consumed">How many bytes of <paramref name="buffer"/> belong to the body.</param>
@@ -90,7 +137,7 @@ internal struct RequestBodyReader
         foreach (ReadOnlyMemory<byte> segment in buffer)
         {
             ReadOnlySpan<byte> span = segment.Span;
-            int used = ReadChunked(span, out rejection);
+            int used = ReadChunked(span, Discard, out _, out rejection);
             consumed += used;
             if (rejection != RequestRejection.None)
             {
@@ -106,9 +153,14 @@ internal struct RequestBodyReader
         return ParseStatus.Incomplete;
     }
 
-    private int ReadChunked(ReadOnlySpan<byte> span, out RequestRejection rejection)
+    /// <summary>
+    /// Runs the chunked grammar over <paramref name="span"/>. With <see cref="Discard"/> it goes through data as
+    /// through framing; otherwise it stops after the first run of data, at most <paramref name="maxData"/> bytes.
+    /// </summary>
+    private int ReadChunked(ReadOnlySpan<byte> span, int maxData, out int data, out RequestRejection rejection)
     {
         rejection = RequestRejection.None;
+        data = 0;
         int i = 0;
         while (i < span.Length)
         {
@@ -203,12 +255,18 @@ internal struct RequestBodyReader
                     break;
 
                 case State.Data:
-                    int take = (int)Math.Min(_remaining, span.Length - i);
+                    int take = (int)Math.Min(Math.Min(_remaining, span.Length - i), maxData);
                     i += take;
                     _remaining -= take;
                     if (_remaining == 0)
                     {
                         _state = State.DataCr;
+                    }
+
+                    if (maxData != Discard)
+                    {
+                        data = take;
+                        return i;
                     }
 
                     break;
@@ -233,15 +291,30 @@ internal struct RequestBodyReader
                         break;
                     }
 
-                    _state = State.Trailer;
-                    goto case State.Trailer;
-
-                case State.Trailer:
-                    if (b == (byte)'\r')
+                    if (++_trailerCount > _maxTrailerCount)
                     {
-                        _state = State.TrailerLf;
+                        rejection = RequestRejection.TrailersTooLarge;
+                        return i;
                     }
-                    else if ((b < 0x20 && b != (byte)'\t') || b == 0x7F)
+
+                    // A field name starts with a token character: a space here would be obsolete line folding.
+                    if (!IsTokenChar(b))
+                    {
+                        rejection = RequestRejection.InvalidChunkedBody;
+                        return i;
+                    }
+
+                    _state = State.TrailerName;
+                    goto case State.TrailerName;
+
+                case State.TrailerName:
+                case State.TrailerValue:
+                    // RFC 9112 §7.1.2: trailers are field lines, held to the rules of the head's (RFC 9112 §5: a token,
+                    // a colon, then field text), counted against the head's limits, and dropped.
+                    bool valid = _state == State.TrailerName
+                        ? IsTokenChar(b) || b == (byte)':'
+                        : b == (byte)'\r' || IsFieldText(b);
+                    if (!valid)
                     {
                         rejection = RequestRejection.InvalidChunkedBody;
                         return i;
@@ -253,6 +326,9 @@ internal struct RequestBodyReader
                         return i;
                     }
 
+                    _state = b == (byte)':' && _state == State.TrailerName ? State.TrailerValue
+                        : b == (byte)'\r' ? State.TrailerLf
+                        : _state;
                     i++;
                     break;
 
@@ -375,6 +451,9 @@ internal struct RequestBodyReader
     }
 
     private static bool IsTokenChar(byte b) => s_tokenChars.Contains(b);
+
+    /// <summary>HTAB, SP, visible ASCII and obs-text: what a field value may hold (RFC 9110 §5.5).</summary>
+    private static bool IsFieldText(byte b) => b == (byte)'\t' || (b >= 0x20 && b != 0x7F);
 
     private static int HexValue(byte b)
     {

@@ -44,6 +44,35 @@ public class RequestBodyReaderTests
         }
     }
 
+    [Theory]
+    [MemberData(nameof(ChunkedSplitPoints))]
+    public void ChunkedDataIsHandedOutExactlyWhereverTheBodyIsSplit(int point)
+    {
+        byte[] bytes = Requests.Bytes(ChunkedBody + "GET /next");
+        RequestBodyReader reader = ChunkedReader();
+        var data = new List<byte>();
+        long used = 0;
+        ParseStatus status = ParseStatus.Incomplete;
+        foreach ((int start, int end) in new[] { (0, point), (point, bytes.Length) })
+        {
+            var piece = new ReadOnlySequence<byte>(bytes, start, end - start);
+            int dataLength = 1;
+            while (status == ParseStatus.Incomplete && dataLength > 0)
+            {
+                // At most 4 bytes at a time, so runs of data are handed out across several calls as well.
+                status = reader.ReadData(piece, 4, out long consumed, out dataLength, out RequestRejection rejection);
+                Assert.Equal(RequestRejection.None, rejection);
+                data.AddRange(piece.Slice(consumed - dataLength, dataLength).ToArray());
+                piece = piece.Slice(consumed);
+                used += consumed;
+            }
+        }
+
+        Assert.Equal(ParseStatus.Complete, status);
+        Assert.Equal(ChunkedBody.Length, used);
+        Assert.Equal("helloabcdefghijklmnopqrstuvwxyz", Requests.Text(data.ToArray()));
+    }
+
     [Fact]
     public void ChunkedBodyOverManySegmentsEndsAtItsLastByte()
     {
@@ -65,6 +94,12 @@ public class RequestBodyReaderTests
     [InlineData("5;a\u0001\r\n", nameof(RequestRejection.InvalidChunkedBody))]
     [InlineData("0\r\nBad\u0000Trailer\r\n\r\n", nameof(RequestRejection.InvalidChunkedBody))]
     [InlineData("0\r\n\rX", nameof(RequestRejection.InvalidChunkedBody))]
+    [InlineData("0\r\n Folded: x\r\n\r\n", nameof(RequestRejection.InvalidChunkedBody))]    // obsolete line folding
+    [InlineData("0\r\nNo-Colon\r\n\r\n", nameof(RequestRejection.InvalidChunkedBody))]
+    [InlineData("0\r\nName : x\r\n\r\n", nameof(RequestRejection.InvalidChunkedBody))]     // space before the colon
+    [InlineData("0\r\n: empty\r\n\r\n", nameof(RequestRejection.InvalidChunkedBody))]      // no name
+    [InlineData("0\r\nX: a\u007Fb\r\n\r\n", nameof(RequestRejection.InvalidChunkedBody))]
+    [InlineData("0\r\nX: a\nb\r\n\r\n", nameof(RequestRejection.InvalidChunkedBody))]     // a bare LF in a value
     [InlineData("5;\r\n", nameof(RequestRejection.InvalidChunkedBody))]             // a bare semicolon
     [InlineData("5 \r\n", nameof(RequestRejection.InvalidChunkedBody))]             // whitespace, then no extension
     [InlineData("5;a \r\n", nameof(RequestRejection.InvalidChunkedBody))]           // whitespace after the last name
@@ -91,27 +126,32 @@ public class RequestBodyReaderTests
     }
 
     [Fact]
-    public void ChunksAddingUpPastTheBodyLimitAreRejected()
+    public void TrailersOfTheFieldGrammarAreAcceptedAndDropped()
     {
-        var limits = new HttpLimits { MaxRequestBodySize = 10 };
-        RequestBodyReader reader = ChunkedReader(limits);
+        const string body = "5\r\nhello\r\n0\r\nX-Empty:\r\nX-Text: \tsome \u00e9 text \r\n\r\n";
+        RequestBodyReader reader = ChunkedReader();
 
-        ParseStatus status = reader.Read(new ReadOnlySequence<byte>(Requests.Bytes("6\r\nabcdef\r\n6\r\n")), out _, out RequestRejection rejection);
+        ParseStatus status = reader.Read(new ReadOnlySequence<byte>(Requests.Bytes(body)), out long used, out RequestRejection rejection);
 
-        Assert.Equal(ParseStatus.Rejected, status);
-        Assert.Equal(RequestRejection.BodyTooLarge, rejection);
+        Assert.Equal(RequestRejection.None, rejection);
+        Assert.Equal(ParseStatus.Complete, status);
+        Assert.Equal(body.Length, used);
     }
 
-    [Fact]
-    public void TrailersPastTheLimitAreRejected()
+    [Theory]
+    [InlineData("6\r\nabcdef\r\n6\r\n", "MaxRequestBodySize", 10, nameof(RequestRejection.BodyTooLarge))]
+    [InlineData("0\r\nX-Long-Trailer: 0123456789\r\n\r\n", "MaxRequestHeadersSize", 16, nameof(RequestRejection.TrailersTooLarge))]
+    [InlineData("0\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", "MaxRequestHeaderCount", 2, nameof(RequestRejection.TrailersTooLarge))]
+    public void AChunkedBodyPastALimitIsRejected(string body, string limit, int value, string reason)
     {
-        var limits = new HttpLimits { MaxRequestHeadersSize = 16 };
+        var limits = new HttpLimits();
+        typeof(HttpLimits).GetProperty(limit)!.SetValue(limits, limit == "MaxRequestBodySize" ? (object)(long)value : value);
         RequestBodyReader reader = ChunkedReader(limits);
 
-        ParseStatus status = reader.Read(new ReadOnlySequence<byte>(Requests.Bytes("0\r\nX-Long-Trailer: 0123456789\r\n\r\n")), out _, out RequestRejection rejection);
+        ParseStatus status = reader.Read(new ReadOnlySequence<byte>(Requests.Bytes(body)), out _, out RequestRejection rejection);
 
         Assert.Equal(ParseStatus.Rejected, status);
-        Assert.Equal(RequestRejection.TrailersTooLarge, rejection);
+        Assert.Equal(Enum.Parse<RequestRejection>(reason), rejection);
     }
 
     [Fact]

@@ -7,7 +7,8 @@ namespace PlatformBenchmarks.Tests.Http;
 /// <summary>
 /// Applications that exercise the engine without any TFB route: "/throw" throws, "/silent" writes nothing, "/size/N"
 /// answers N bytes, "/gate/NAME" answers once the test opens the gate NAME of its <see cref="Gates"/> (and then throws
-/// if NAME is "throw"), and anything else echoes method, path and query.
+/// if NAME is "throw"), "/echo" answers with the request's body, read 7 bytes at a time, "/first/N" reads at most N
+/// bytes of it and answers with those, and anything else echoes method, path and query.
 /// </summary>
 internal readonly struct EchoApplication(Gates? gates) : IHttpApplication
 {
@@ -34,6 +35,17 @@ internal readonly struct EchoApplication(Gates? gates) : IHttpApplication
             return default;
         }
 
+        if (path.SequenceEqual("/echo"u8))
+        {
+            return EchoBodyAsync(request.Body, response, int.MaxValue);
+        }
+
+        if (path.StartsWith("/first/"u8))
+        {
+            int limit = int.Parse(Encoding.ASCII.GetString(path[7..]), System.Globalization.CultureInfo.InvariantCulture);
+            return EchoBodyAsync(request.Body, response, limit);
+        }
+
         string echo = $"{Encoding.ASCII.GetString(request.MethodToken)} {Encoding.ASCII.GetString(path)} {Encoding.ASCII.GetString(request.Query)}";
         if (path.StartsWith("/gate/"u8))
         {
@@ -43,6 +55,25 @@ internal readonly struct EchoApplication(Gates? gates) : IHttpApplication
 
         response.Write(HttpStatus.Ok, "text/plain"u8, Encoding.ASCII.GetBytes(echo));
         return default;
+    }
+
+    /// <summary>Reads the body, up to <paramref name="limit"/> bytes, in small reads, and answers with what it read.</summary>
+    private static async ValueTask EchoBodyAsync(RequestBody body, HttpResponse response, int limit)
+    {
+        var received = new List<byte>();
+        byte[] buffer = new byte[7];
+        while (received.Count < limit)
+        {
+            int read = await body.ReadAsync(buffer.AsMemory(0, Math.Min(buffer.Length, limit - received.Count)));
+            if (read == 0)
+            {
+                break;
+            }
+
+            received.AddRange(buffer.AsSpan(0, read));
+        }
+
+        response.Write(HttpStatus.Ok, "application/octet-stream"u8, received.ToArray());
     }
 
     private static void WriteSized(HttpResponse response, int size)

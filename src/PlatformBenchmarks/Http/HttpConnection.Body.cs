@@ -1,0 +1,142 @@
+using System.Buffers;
+using System.IO.Pipelines;
+using System.Runtime.CompilerServices;
+
+namespace PlatformBenchmarks.Http;
+
+/// <summary>
+/// Requests with a body: dispatched as soon as the head is parsed, the handler reading the body as it arrives through
+/// <see cref="RequestBody"/>; whatever it leaves unread is discarded before the next request (RFC 9112 §6.3).
+/// </summary>
+internal sealed partial class HttpConnection<TApp>
+{
+    private enum BodyOutcome : byte
+    {
+        /// <summary>Go on with the read in hand: the next request, or the rest of this body to discard.</summary>
+        Continue,
+
+        /// <summary>The body failed and the connection closes after what is written.</summary>
+        Close,
+
+        /// <summary>The connection is over: what could be answered has been sent.</summary>
+        ConnectionEnded,
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private Step DispatchWithBody(ReadOnlySpan<byte> headBytes, ref readonly RequestHead head, ReadOnlySequence<byte> body, out ValueTask pending)
+    {
+        RequestHead dispatched = head;
+        if (_requestBody.Start(in head, body))
+        {
+            // Until the handler reads the body, its answer closes the connection (see RequestBody.Start).
+            dispatched.KeepAlive = false;
+        }
+
+        _ = Dispatch(headBytes, in dispatched, out pending);
+        return Step.DispatchedWithBody;
+    }
+
+    private async ValueTask<BodyOutcome> CompleteWithBodyAsync(ValueTask pending)
+    {
+        try
+        {
+            await pending;
+        }
+        catch (RequestBodyException) when (_requestBody.Rejection != RequestRejection.None || _requestBody.Truncated)
+        {
+            // The body's own failure, passed on by the handler: answered below as the engine's.
+        }
+        catch (Exception ex) when (!IsConnectionFault(ex))
+        {
+            LogApplicationError(_logger, ex);
+            if (!_response.HasWritten)
+            {
+                _response.WriteErrorAndClose(HttpStatus.InternalServerError, "Internal server error.\n"u8);
+            }
+        }
+
+        _requestBody.End();
+        if (_requestBody.Truncated)
+        {
+            // The client closed its side inside the body: what was answered is sent, and nothing more.
+            if (_hasOutput)
+            {
+                _hasOutput = false;
+                await _output.FlushAsync();
+            }
+
+            return BodyOutcome.ConnectionEnded;
+        }
+
+        RequestRejection rejection = _requestBody.Rejection;
+        if (rejection == RequestRejection.None)
+        {
+            _awaitingBody = !_requestBody.IsComplete;
+            return BodyOutcome.Continue;
+        }
+
+        if (!_response.HasWritten)
+        {
+            Reject(rejection);
+        }
+        else
+        {
+            // The handler answered before the body failed: that answer stands, and the connection closes after it
+            // because the next request cannot be found (RFC 9112 §9.6).
+            LogRejected(_logger, rejection);
+        }
+
+        if (_requestBody.HoldsRead)
+        {
+            return BodyOutcome.Close;
+        }
+
+        // The wait for the body timed out: the input has no read in hand to go on from.
+        await FlushAndLingerAsync();
+        return BodyOutcome.ConnectionEnded;
+    }
+
+    /// <summary>Takes back the read the handler's body reads left in hand, with the bytes after what they used.</summary>
+    private void TakeBackRead(ref ReadResult result, ref ReadOnlySequence<byte> buffer)
+    {
+        buffer = _requestBody.Unread;
+        if (_requestBody.Fetched)
+        {
+            result = new ReadResult(buffer, result.IsCanceled || _requestBody.ReadCanceled, _requestBody.ReadCompleted);
+        }
+    }
+
+    /// <summary>
+    /// Steps over the part of an answered request's body that its handler did not read. Returns
+    /// <see cref="Step.Dispatched"/> once the body has ended and the next request may be parsed.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private Step DiscardBody(ref ReadOnlySequence<byte> buffer)
+    {
+        ParseStatus status = _requestBody.Skip(buffer, out long used, out RequestRejection rejection);
+        buffer = buffer.Slice(used);
+        if (status == ParseStatus.Incomplete)
+        {
+            return Step.NeedMore;
+        }
+
+        if (status == ParseStatus.Rejected)
+        {
+            // Its request has its answer already; the next one cannot be found, so the connection closes.
+            LogRejected(_logger, rejection);
+            return Step.Close;
+        }
+
+        _awaitingBody = false;
+        return Step.Dispatched;
+    }
+
+    // The answer the handler is still to write is output too: the loop's flush after it stays due.
+    ValueTask<FlushResult> IRequestBodyHost.FlushAsync() => _output.FlushAsync();
+
+    CancellationToken IRequestBodyHost.StartRequestClock()
+    {
+        UpdateRequestTimeout(partial: true);
+        return _requestTimeout!.Token;
+    }
+}

@@ -1,0 +1,298 @@
+using System.Buffers;
+using System.IO.Pipelines;
+using System.Runtime.CompilerServices;
+
+namespace PlatformBenchmarks.Http;
+
+/// <summary>
+/// The body of the request being answered, read as it arrives: <see cref="ReadAsync"/> hands out the body's own bytes
+/// (de-chunked) from the connection's input, never more than the framing says, and never the whole body at once. One
+/// instance serves every request of a connection; outside a request with a body it reads as empty.
+/// </summary>
+/// <remarks>
+/// A read that has to wait for the client first sends what the connection has written so far, and the
+/// <c>100 Continue</c> the client may be waiting for; the wait is bounded by <see cref="HttpLimits.RequestTimeout"/>.
+/// Framing errors, a body past <see cref="HttpLimits.MaxRequestBodySize"/> and the timeout throw
+/// <see cref="RequestBodyException"/>: the engine then answers with the matching status, unless the handler has
+/// answered already, and closes the connection either way. A read moves the connection's input on, so the
+/// <see cref="HttpRequest"/> it came with must not be used after the first read.
+/// </remarks>
+internal sealed class RequestBody
+{
+    private readonly PipeReader? _input;
+    private readonly HttpResponse? _response;
+    private readonly IRequestBodyHost? _host;
+    private readonly HttpLimits? _limits;
+
+    private RequestBodyReader _framing;
+    private ReadOnlySequence<byte> _buffer;
+    private BodyKind _kind;
+    private long _contentLength;
+    private bool _active;
+    private bool _complete;
+    private bool _fetched;
+    private bool _holdsRead;
+    private bool _readCompleted;
+    private bool _readCanceled;
+    private bool _truncated;
+    private bool _expectContinue;
+    private bool _continueOwed;
+    private bool _keepAlive;
+    private RequestRejection _rejection;
+
+    internal RequestBody(PipeReader input, HttpResponse response, IRequestBodyHost host, HttpLimits limits)
+    {
+        _input = input;
+        _response = response;
+        _host = host;
+        _limits = limits;
+    }
+
+    private RequestBody()
+    {
+    }
+
+    /// <summary>A body that is always empty, for a request built without a connection.</summary>
+    internal static RequestBody Empty { get; } = new();
+
+    /// <summary>Whether the request has a body (a Content-Length above 0, or chunked).</summary>
+    public bool HasBody => _active && _kind != BodyKind.None;
+
+    /// <summary>The Content-Length of the body; null when it is chunked (its length is known only at its end).</summary>
+    public long? Length => !_active ? 0 : _kind == BodyKind.Chunked ? null : _contentLength;
+
+    /// <summary>
+    /// Copies the next body bytes into <paramref name="destination"/> (not empty) and returns how many; 0 once the body
+    /// has ended, its framing included (a chunked body's last chunk and trailers). Waits for the client when none are
+    /// here yet. One read at a time.
+    /// </summary>
+    public ValueTask<int> ReadAsync(Memory<byte> destination)
+    {
+        if (destination.IsEmpty)
+        {
+            throw new ArgumentException("A body read needs room for at least one byte.", nameof(destination));
+        }
+
+        if (!_active)
+        {
+            return default;
+        }
+
+        int read = ReadInHand(destination.Span, out bool needMore);
+        return needMore ? ReadSlowAsync(destination) : new ValueTask<int>(read);
+    }
+
+    // Pooled: a handler that reads a body through many waits allocates no state machine per wait.
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<int> ReadSlowAsync(Memory<byte> destination)
+    {
+        while (true)
+        {
+            await FetchAsync();
+            int read = ReadInHand(destination.Span, out bool needMore);
+            if (!needMore)
+            {
+                return read;
+            }
+        }
+    }
+
+    /// <summary>Reads from the bytes already received; <paramref name="needMore"/> when none of the body is here.</summary>
+    private int ReadInHand(Span<byte> destination, out bool needMore)
+    {
+        ThrowIfFailed();
+        if (_complete)
+        {
+            needMore = false;
+            return 0;
+        }
+
+        if (_expectContinue)
+        {
+            // The handler reads the body before answering, so the connection can stay open after it (see Start).
+            _expectContinue = false;
+            if (!_response!.HasWritten)
+            {
+                _response.SetKeepAlive(_keepAlive);
+            }
+        }
+
+        ParseStatus status = _framing.ReadData(_buffer, destination.Length, out long consumed, out int dataLength, out RequestRejection rejection);
+        if (dataLength > 0)
+        {
+            _buffer.Slice(consumed - dataLength, dataLength).CopyTo(destination);
+        }
+
+        _buffer = _buffer.Slice(consumed);
+        if (status == ParseStatus.Rejected)
+        {
+            Fail(rejection);
+            ThrowIfFailed();
+        }
+
+        _complete = status == ParseStatus.Complete;
+        needMore = dataLength == 0 && !_complete;
+        return dataLength;
+    }
+
+    /// <summary>Waits for more bytes from the client, after sending what is written so far.</summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+    private async ValueTask FetchAsync()
+    {
+        if (_readCompleted)
+        {
+            // The client closed its side inside the body: it will never end.
+            _truncated = true;
+            _response!.SetKeepAlive(false);
+            ThrowIfFailed();
+        }
+
+        if (!_response!.HasWritten && _continueOwed)
+        {
+            // RFC 9110 §10.1.1: the client may hold the body back until it is asked for it; ask once, now that it is read.
+            _continueOwed = false;
+            _response.WriteContinue();
+        }
+
+        FlushResult flush = await _host!.FlushAsync();
+        if (flush.IsCompleted)
+        {
+            _truncated = true;
+            ThrowIfFailed();
+        }
+
+        CancellationToken timeout = _host.StartRequestClock();
+        _input!.AdvanceTo(_buffer.Start, _buffer.End);
+        _holdsRead = false;
+        ReadResult result;
+        try
+        {
+            result = await _input.ReadAsync(timeout);
+        }
+        catch (OperationCanceledException) when (timeout.IsCancellationRequested)
+        {
+            Fail(RequestRejection.Timeout);
+            ThrowIfFailed();
+            throw;
+        }
+
+        _holdsRead = true;
+        _fetched = true;
+        _buffer = result.Buffer;
+        _readCompleted = result.IsCompleted;
+
+        // The host asked connections to close: this request is still answered, and the connection closes after it.
+        _readCanceled |= result.IsCanceled;
+    }
+
+    /// <summary>
+    /// Starts the body of a request whose head has just been parsed; <paramref name="buffer"/> holds the bytes after
+    /// the head, from the read the connection has in hand.
+    /// </summary>
+    /// <returns>Whether the answer must close the connection unless the handler reads the body first.</returns>
+    internal bool Start(ref readonly RequestHead head, ReadOnlySequence<byte> buffer)
+    {
+        _framing = new RequestBodyReader(in head, _limits!);
+        _buffer = buffer;
+        _kind = head.BodyKind;
+        _contentLength = head.ContentLength;
+        _active = true;
+        _complete = false;
+        _fetched = false;
+        _holdsRead = true;
+        _readCompleted = false;
+        _readCanceled = false;
+        _truncated = false;
+        _rejection = RequestRejection.None;
+        _keepAlive = head.KeepAlive;
+        _continueOwed = head.ExpectContinue;
+
+        // RFC 9110 §10.1.1: a client that expects 100-continue may never send a body nobody asked for, so unless the
+        // handler reads it (or it is all here), the answer closes the connection instead of waiting to drain it.
+        _expectContinue = head.ExpectContinue && !(head.BodyKind == BodyKind.ContentLength && buffer.Length >= head.ContentLength);
+        return _expectContinue;
+    }
+
+    /// <summary>Called once the handler is done: it reads as empty from now on.</summary>
+    internal void End() => _active = false;
+
+    /// <summary>Whether the handler's reads left the connection's input with a read in hand (false after a timeout).</summary>
+    internal bool HoldsRead => _holdsRead;
+
+    /// <summary>Whether a read went to the connection's input, replacing the read the connection had in hand.</summary>
+    internal bool Fetched => _fetched;
+
+    /// <summary>The unread bytes of the read in hand, the rest of the body first.</summary>
+    internal ReadOnlySequence<byte> Unread => _buffer;
+
+    internal bool ReadCompleted => _readCompleted;
+
+    internal bool ReadCanceled => _readCanceled;
+
+    /// <summary>Whether the body has been read to its end, framing included.</summary>
+    internal bool IsComplete => _complete;
+
+    /// <summary>Whether the client closed its side inside the body.</summary>
+    internal bool Truncated => _truncated;
+
+    /// <summary>Why a read of the body failed (framing, limit, timeout); None when none did.</summary>
+    internal RequestRejection Rejection => _rejection;
+
+    /// <summary>Steps over body bytes the handler did not read, as the engine discards them.</summary>
+    internal ParseStatus Skip(in ReadOnlySequence<byte> buffer, out long consumed, out RequestRejection rejection) =>
+        _framing.Read(buffer, out consumed, out rejection);
+
+    private void Fail(RequestRejection rejection)
+    {
+        _rejection = rejection;
+        _response!.SetKeepAlive(false);
+    }
+
+    private void ThrowIfFailed()
+    {
+        if (_rejection != RequestRejection.None || _truncated)
+        {
+            throw new RequestBodyException(_rejection);
+        }
+    }
+}
+
+/// <summary>
+/// A request body could not be read: malformed framing (400), too large (413), too slow (408), or the client closed
+/// inside it (<see cref="Rejection"/> None; nothing is answered). The engine answers it if the handler lets it pass.
+/// </summary>
+internal sealed class RequestBodyException : IOException
+{
+    public RequestBodyException()
+        : this(RequestRejection.None)
+    {
+    }
+
+    public RequestBodyException(string message)
+        : base(message)
+    {
+    }
+
+    public RequestBodyException(string message, Exception innerException)
+        : base(message, innerException)
+    {
+    }
+
+    internal RequestBodyException(RequestRejection rejection)
+        : base(rejection == RequestRejection.None ? "The connection ended inside the request body." : System.Text.Encoding.ASCII.GetString(rejection.ToReason()).TrimEnd())
+    {
+        Rejection = rejection;
+    }
+
+    public RequestRejection Rejection { get; }
+}
+
+/// <summary>What a <see cref="RequestBody"/> needs of its connection when it has to wait for the client.</summary>
+internal interface IRequestBodyHost
+{
+    /// <summary>Sends what the connection has written so far: earlier answers, a 100 Continue.</summary>
+    ValueTask<FlushResult> FlushAsync();
+
+    /// <summary>Starts the request clock unless it runs already, and returns the token it cancels when time is up.</summary>
+    CancellationToken StartRequestClock();
+}

@@ -1,0 +1,224 @@
+using PlatformBenchmarks.Http;
+using PlatformBenchmarks.Tests.Support;
+
+namespace PlatformBenchmarks.Tests.Http;
+
+/// <summary>Request bodies read by handlers as they arrive, and left to the engine when they are not.</summary>
+public class HttpConnectionBodyTests
+{
+    private const string ChunkedBody = "5;name=value\r\nhello\r\n1A\r\nabcdefghijklmnopqrstuvwxyz\r\n000\r\nTrailer-One: 1\r\nTrailer-Two: 2\r\n\r\n";
+    private const string ChunkedData = "helloabcdefghijklmnopqrstuvwxyz";
+    private const string LengthBody = "The quick brown fox jumps over the lazy dog";
+    private const string Continue = "HTTP/1.1 100 Continue\r\n\r\n";
+
+    private static string Get(string target) => $"GET {target} HTTP/1.1\r\nHost: test\r\n\r\n";
+
+    private static string Chunked(string target, string extra = "") => $"POST {target} HTTP/1.1\r\nHost: t\r\n{extra}Transfer-Encoding: chunked\r\n\r\n";
+
+    private static string WithLength(string target, int length, string extra = "") => $"POST {target} HTTP/1.1\r\nHost: t\r\n{extra}Content-Length: {length}\r\n\r\n";
+
+    /// <summary>Each body kind with every point its body can be split at.</summary>
+    public static TheoryData<bool, int> SplitPoints()
+    {
+        var data = new TheoryData<bool, int>();
+        foreach (bool chunked in new[] { true, false })
+        {
+            for (int i = 0; i <= (chunked ? ChunkedBody : LengthBody).Length; i++)
+            {
+                data.Add(chunked, i);
+            }
+        }
+
+        return data;
+    }
+
+    /// <summary>
+    /// Sends a request to <paramref name="target"/> with the chunked or the Content-Length body: its head and the body up
+    /// to <paramref name="point"/> in one read, the rest and a pipelined neighbour in the next.
+    /// </summary>
+    private static async Task SendSplitAsync(PipeConnection<EchoApplication> connection, string target, bool chunked, int point)
+    {
+        string body = chunked ? ChunkedBody : LengthBody;
+        await connection.SendAsync((chunked ? Chunked(target) : WithLength(target, body.Length)) + body[..point]);
+        await connection.ExaminedAllSentAsync();
+        await connection.SendAsync(body[point..] + Get("/next"));
+    }
+
+    [Theory]
+    [MemberData(nameof(SplitPoints))]
+    public async Task AHandlerReadingItsBodyGetsExactlyTheBodyBytesWhereverTheBodyIsSplit(bool chunked, int point)
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await SendSplitAsync(connection, "/echo", chunked, point);
+
+        Assert.Equal(chunked ? ChunkedData : LengthBody, (await connection.ReadAsync())!.BodyText);
+        Assert.Equal("GET /next ", (await connection.ReadAsync())!.BodyText);
+    }
+
+    [Theory]
+    [InlineData("/p", true, 0)]
+    [InlineData("/p", true, 9)]
+    [InlineData("/p", true, 40)]
+    [InlineData("/first/3", true, 0)]
+    [InlineData("/first/3", true, 9)]
+    [InlineData("/first/3", true, 40)]
+    [InlineData("/p", false, 0)]
+    [InlineData("/p", false, 20)]
+    [InlineData("/first/3", false, 0)]
+    [InlineData("/first/3", false, 20)]
+    public async Task WhatAHandlerLeavesOfItsBodyIsDiscardedAndThePipelinedNeighbourIsAnswered(string target, bool chunked, int point)
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await SendSplitAsync(connection, target, chunked, point);
+
+        string expected = target == "/p" ? "POST /p " : chunked ? "hel" : "The";
+        Assert.Equal(expected, (await connection.ReadAsync())!.BodyText);
+        Assert.Equal("GET /next ", (await connection.ReadAsync())!.BodyText);
+    }
+
+    [Fact]
+    public async Task ExpectContinueGets100ContinueWhenTheHandlerStartsReadingThenTheAnswer()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(WithLength("/echo", 5, "Expect: 100-continue\r\n"));
+
+        byte[] interim = new byte[Continue.Length];
+        await connection.Output.ReadExactlyAsync(interim, new CancellationTokenSource(TimeSpan.FromSeconds(10)).Token);
+        Assert.Equal(Continue, Requests.Text(interim));
+
+        await connection.SendAsync("hello" + Get("/next"));
+        RawResponse answer = (await connection.ReadAsync())!;
+        Assert.Equal("hello", answer.BodyText);
+        Assert.Null(answer.Header("Connection"));
+        Assert.Equal("GET /next ", (await connection.ReadAsync())!.BodyText);
+    }
+
+    [Theory]
+    [InlineData("Content-Length: 5\r\n")]
+    [InlineData("Transfer-Encoding: chunked\r\n")]
+    public async Task ExpectContinueGetsNo100WhenTheHandlerAnswersWithoutReadingAndTheConnectionCloses(string framing)
+    {
+        // RFC 9110 §10.1.1: the client need not send a body it was not asked for, so the engine cannot wait to drain it.
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync($"POST /upload HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\n{framing}\r\n");
+
+        RawResponse answer = (await connection.ReadAsync())!;
+        Assert.Equal(200, answer.Status);
+        Assert.Equal("POST /upload ", answer.BodyText);
+        Assert.Equal("close", answer.Header("Connection"));
+        Assert.True(await connection.IsClosedAsync());
+    }
+
+    [Fact]
+    public async Task AFramingErrorInTheMiddleOfABodyTheHandlerReadsGets400AndCloses()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Chunked("/echo") + "5\r\nhello\r\n");
+        await connection.ExaminedAllSentAsync();
+        await connection.SendAsync("zz\r\n" + Get("/never"));
+
+        RawResponse rejected = (await connection.ReadAsync())!;
+        Assert.Equal(400, rejected.Status);
+        Assert.Equal("Malformed chunked body.\n", rejected.BodyText);
+        Assert.Equal("close", rejected.Header("Connection"));
+        Assert.True(await connection.IsClosedAsync());
+    }
+
+    [Fact]
+    public async Task AChunkedBodyPassingTheLimitWhileTheHandlerReadsItGets413()
+    {
+        var limits = new HttpLimits { MaxRequestBodySize = 10, LingerTimeout = TimeSpan.Zero };
+        await using var connection = new PipeConnection<EchoApplication>(default, limits);
+        await connection.SendAsync(Chunked("/echo") + "6\r\nabcdef\r\n");
+        await connection.ExaminedAllSentAsync();
+        await connection.SendAsync("6\r\nghijkl\r\n0\r\n\r\n");
+
+        RawResponse rejected = (await connection.ReadAsync())!;
+        Assert.Equal(413, rejected.Status);
+        Assert.Equal("close", rejected.Header("Connection"));
+        Assert.True(await connection.IsClosedAsync());
+    }
+
+    [Fact]
+    public async Task AHandlerWaitingForBodyBytesThatDoNotComeGets408()
+    {
+        var limits = new HttpLimits { RequestTimeout = TimeSpan.FromSeconds(30), LingerTimeout = TimeSpan.Zero };
+        await using var connection = new PipeConnection<EchoApplication>(default, limits);
+        await connection.SendAsync(WithLength("/echo", 10) + "abc");
+
+        Task<RawResponse?> next = connection.ReadAsync();
+        TimeSpan waited = await connection.AdvanceUntilAsync(next, TimeSpan.FromSeconds(10));
+        Assert.Equal(408, (await next)!.Status);
+        Assert.True(waited >= limits.RequestTimeout, $"Answered after {waited}.");
+        Assert.True(await connection.IsClosedAsync());
+    }
+
+    [Fact]
+    public async Task AMalformedBodyNobodyReadsClosesTheConnectionAfterItsAnswerWithoutASecondOne()
+    {
+        // The handler answered from the head; the next request cannot be found behind a broken body (RFC 9112 §9.6).
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Chunked("/p") + "5\r\nhello\r\nzz\r\n" + Get("/never"));
+
+        Assert.Equal("POST /p ", (await connection.ReadAsync())!.BodyText);
+        Assert.True(await connection.IsClosedAsync());
+    }
+
+    [Fact]
+    public async Task AnUnreadBodyThatStopsArrivingAfterItsAnswerClosesTheConnectionWithoutASecondAnswer()
+    {
+        var limits = new HttpLimits { RequestTimeout = TimeSpan.FromSeconds(30), LingerTimeout = TimeSpan.Zero };
+        await using var connection = new PipeConnection<EchoApplication>(default, limits);
+        await connection.SendAsync(WithLength("/p", 10) + "abc");
+        Assert.Equal("POST /p ", (await connection.ReadAsync())!.BodyText);
+
+        Task<bool> closed = connection.IsClosedAsync();
+        await connection.AdvanceUntilAsync(closed, TimeSpan.FromSeconds(10));
+        Assert.True(await closed);
+    }
+
+    [Fact]
+    public async Task AClientThatClosesInsideTheBodyTheHandlerReadsGetsNoAnswer()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Get("/before") + WithLength("/echo", 10) + "abc");
+        Assert.Equal("GET /before ", (await connection.ReadAsync())!.BodyText);
+
+        await connection.CompleteInputAsync();
+        Assert.Null(await connection.ReadAsync());
+        await connection.Completion.WaitAsync(TimeSpan.FromSeconds(10));
+    }
+
+    [Fact]
+    public async Task AnEarlierPipelinedAnswerIsSentBeforeTheHandlerWaitsForItsBody()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Get("/before") + WithLength("/echo", 5) + "he");
+
+        Assert.Equal("GET /before ", (await connection.ReadAsync())!.BodyText);
+        await connection.SendAsync("llo");
+        Assert.Equal("hello", (await connection.ReadAsync())!.BodyText);
+    }
+
+    [Fact]
+    public async Task ALargeBodyIsHandedOutThroughManyReadsAsItArrives()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        int size = 256 * 1024;
+        byte[] body = new byte[size];
+        for (int i = 0; i < size; i++)
+        {
+            body[i] = (byte)('a' + (i % 26));
+        }
+
+        await connection.SendAsync(WithLength("/echo", size));
+        for (int sent = 0; sent < size; sent += 16 * 1024)
+        {
+            await connection.SendAsync(body[sent..(sent + (16 * 1024))]);
+        }
+
+        await connection.SendAsync(Get("/next"));
+        Assert.Equal(body, (await connection.ReadAsync())!.Body);
+        Assert.Equal("GET /next ", (await connection.ReadAsync())!.BodyText);
+    }
+}
