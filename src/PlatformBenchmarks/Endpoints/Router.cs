@@ -85,6 +85,10 @@ internal readonly struct Router : IHttpApplication
         {
             response.WriteText(HttpStatus.NotFound, "Not found.\n"u8);
         }
+        else if (request.Method == HttpMethod.Post && path.SequenceEqual(ConformanceRoutes.RootPath))
+        {
+            return ConformanceRoutes.EchoBody(request, response);
+        }
         else if (request.Method is not (HttpMethod.Get or HttpMethod.Head))
         {
             response.WriteMethodNotAllowed(path.SequenceEqual(ConformanceRoutes.RootPath) ? ConformanceRoutes.RootMethods : AllowedMethods);

@@ -6,7 +6,7 @@ namespace PlatformBenchmarks.Endpoints.Conformance;
 
 /// <summary>
 /// The routes an outside HTTP conformance suite (Http11Probe) sends its probes to, so that what it scores is the
-/// engine and not a missing resource: <c>/</c> (GET, HEAD, OPTIONS), <c>/echo</c> (the request's header fields, one
+/// engine and not a missing resource: <c>/</c> (GET, HEAD, OPTIONS, and POST, which echoes the body), <c>/echo</c> (the request's header fields, one
 /// per line, as received) and <c>/cookie</c> (the parsed cookies, one <c>name=value</c> per line). They never touch the
 /// database, and the TFB routes do not change for them.
 /// </summary>
@@ -19,11 +19,46 @@ internal static class ConformanceRoutes
     public static ReadOnlySpan<byte> CookiePath => "/cookie"u8;
 
     /// <summary>What <c>/</c> allows; OPTIONS on it answers with these.</summary>
-    public static ReadOnlySpan<byte> RootMethods => "GET, HEAD, OPTIONS"u8;
+    public static ReadOnlySpan<byte> RootMethods => "GET, HEAD, POST, OPTIONS"u8;
 
     private static ReadOnlySpan<byte> Ok => "OK"u8;
 
     public static void Root(HttpResponse response) => response.Write(HttpStatus.Ok, HttpResponse.TextPlain, Ok);
+
+    /// <summary>
+    /// POST to <c>/</c>: the request's body as the response's, read as it arrives (Content-Length or chunked), with the
+    /// request's Content-Type. The head is read first: the request borrows a buffer the body's reads release.
+    /// </summary>
+    public static ValueTask EchoBody(HttpRequest request, HttpResponse response)
+    {
+        byte[]? contentType = null;
+        foreach (HttpRequest.Field field in request.Fields)
+        {
+            if (Ascii.EqualsIgnoreCase(field.Name, "content-type"u8))
+            {
+                contentType = field.Value.ToArray();
+            }
+        }
+
+        return EchoBodyAsync(request.Body, contentType, response);
+    }
+
+    private static async ValueTask EchoBodyAsync(RequestBody body, byte[]? contentType, HttpResponse response)
+    {
+        IBufferWriter<byte> writer = response.StartBody();
+        while (true)
+        {
+            int read = await body.ReadAsync(writer.GetMemory(4096));
+            if (read == 0)
+            {
+                break;
+            }
+
+            writer.Advance(read);
+        }
+
+        response.WriteBuffered(HttpStatus.Ok, contentType ?? HttpResponse.TextPlain);
+    }
 
     /// <summary>Each header field as <c>Name: value</c> and a line feed, in the order received.</summary>
     public static void Echo(HttpRequest request, HttpResponse response)

@@ -40,7 +40,35 @@ public class ConformanceRoutesTests
         RawResponse response = await SendAsync($"{method} / HTTP/1.1\r\nHost: t\r\n\r\n");
 
         Assert.Equal(status, response.Status);
-        Assert.Equal("GET, HEAD, OPTIONS", response.Header("Allow"));
+        Assert.Equal("GET, HEAD, POST, OPTIONS", response.Header("Allow"));
+    }
+
+    [Theory]
+    [InlineData("Content-Length: 11\r\nContent-Type: application/x-test\r\n\r\nhello world", "application/x-test")]
+    [InlineData("Transfer-Encoding: chunked\r\n\r\n5;e=1\r\nhello\r\n6\r\n world\r\n0\r\nT: 1\r\n\r\n", "text/plain; charset=utf-8")]
+    public async Task PostToTheRootEchoesTheBodyWithItsContentTypeAndTheNextRequestFollows(string fieldsAndBody, string contentType)
+    {
+        await using var connection = new PipeConnection<Router>(default);
+        await connection.SendAsync($"POST / HTTP/1.1\r\nHost: t\r\n{fieldsAndBody}GET / HTTP/1.1\r\nHost: t\r\n\r\n");
+
+        RawResponse echo = (await connection.ReadAsync())!;
+        Assert.Equal(200, echo.Status);
+        Assert.Equal("hello world", echo.BodyText);
+        Assert.Equal(contentType, echo.Header("Content-Type"));
+        Assert.Equal("OK", (await connection.ReadAsync())!.BodyText);
+    }
+
+    [Fact]
+    public async Task PostToTheRootEchoesABodyThatArrivesInPieces()
+    {
+        await using var connection = new PipeConnection<Router>(default);
+        await connection.SendAsync("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nhel");
+        await connection.ExaminedAllSentAsync();
+        await connection.SendAsync("lo wo");
+        await connection.ExaminedAllSentAsync();
+        await connection.SendAsync("rl");
+
+        Assert.Equal("hello world"[..10], (await connection.ReadAsync())!.BodyText);
     }
 
     [Fact]
