@@ -3,9 +3,10 @@
 # runs wrk on one route with TFB's headers, samples the server with `perf record` in the middle of the load, and prints
 # where its CPU went: by thread, then the hottest symbols. The samples stay in the output folder for `perf report -i`.
 #
-#   scenarios/profile.sh [--connections N] [--seconds N] [--out DIR] ROUTE [-- SERVER ARGUMENTS...]
+#   scenarios/profile.sh [--connections N] [--seconds N] [--session] [--out DIR] ROUTE [-- SERVER ARGUMENTS...]
 #
-# e.g. scenarios/profile.sh /updates/20, or scenarios/profile.sh /db -- --Database:Multiplexing false.
+# e.g. scenarios/profile.sh /updates/20, or scenarios/profile.sh /db -- --Database:Multiplexing false. --session starts
+# the server in a session of its own (setsid), which the scheduler's autogroups starve of CPU, as a container's quota does.
 # Database routes need the local PostgreSQL (scripts/db.sh start); its connection string is passed to the server.
 # Needs perf (Debian's linux-perf, installed when missing) and wrk. The default output folder is under
 # scenarios/runs/, which git ignores. --help prints this text.
@@ -14,12 +15,14 @@ set -euo pipefail
 connections=256
 seconds=6
 out=
+session=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --connections) connections="$2"; shift 2 ;;
         --seconds) seconds="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
-        -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --session) session=(setsid); shift ;;
+        -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         --) shift; break ;;
         -*) echo "profile.sh: unknown option $1 (--help lists them)" >&2; exit 2 ;;
         *) route="$1"; shift ;;
@@ -40,7 +43,8 @@ echo "profile.sh: building the server (Release)" >&2
 dotnet build -c Release "$root/src/PlatformBenchmarks" -v quiet -nologo > /dev/null
 port=18079
 # The perf map names JIT-compiled code; with W^X on, that code runs from a second mapping the map does not cover.
-DOTNET_PerfMapEnabled=1 DOTNET_EnableWriteXorExecute=0 \
+# A background job of a script is no process group leader, so setsid makes its session without forking: $! stays the server.
+DOTNET_PerfMapEnabled=1 DOTNET_EnableWriteXorExecute=0 "${session[@]}" \
     "$root/src/PlatformBenchmarks/bin/Release/net10.0/PlatformBenchmarks" --urls "http://127.0.0.1:$port" \
     ${connection_string:+--ConnectionString "$connection_string"} "$@" > "$out/server.log" 2>&1 &
 pid=$!

@@ -121,6 +121,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--levels", type=parse_levels, metavar="METHOD=N,..;...",
                         help="override levels, e.g. 'concurrency=64,256;pipeline=1024'")
     parser.add_argument("--threads", type=int, help="wrk threads at most (default: the number of CPUs, as TFB)")
+    parser.add_argument("--sessions", action="store_true",
+                        help="start each server in a session of its own (setsid): with the scheduler's autogroups it "
+                             "then gets one CPU share against wrk's and each database backend's, a starved regime")
     parser.add_argument("--no-pauses", action="store_true", help="skip TFB's sleeps between runs (tests only)")
     args = parser.parse_args(argv)
     names = list(TESTS) if args.tests == "all" else [ALIASES.get(n.strip(), n.strip()) for n in args.tests.split(",")]
@@ -163,7 +166,7 @@ def main(argv: list[str]) -> int:
         targets = list(args.url_targets)
         for target in targets:
             if target.command is not None:
-                started.append(CommandServer(target, out_dir))
+                started.append(CommandServer(target, out_dir, args.sessions))
                 started[-1].start()
         if args.include_self or not targets:
             env = dict(os.environ)
@@ -171,7 +174,7 @@ def main(argv: list[str]) -> int:
                 connection_string = start_database(env)
                 if connection_string:
                     env["ConnectionString"] = connection_string
-            server = LocalServer(out_dir, not args.no_build, env)
+            server = LocalServer(out_dir, not args.no_build, env, args.sessions)
             targets.insert(0, server.start())
         runner = Runner(args, targets, out_dir, urls)
         try:

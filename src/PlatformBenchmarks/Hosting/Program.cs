@@ -25,9 +25,6 @@ internal static class Program
             return 0;
         }
 
-        // First, before anything creates a socket: the runtime reads this switch only once.
-        SocketCompletions.Configure();
-
         WebApplication app;
         try
         {
@@ -114,7 +111,13 @@ internal static class Program
     /// </summary>
     private static void UseTransport(WebApplicationBuilder builder)
     {
-        builder.Services.AddSingleton(services => TransportChooser.Choose(services.GetRequiredService<IOptions<TransportOptions>>().Value.Kind));
+        builder.Services.AddSingleton(services =>
+        {
+            TransportChoice choice = TransportChooser.Choose(services.GetRequiredService<IOptions<TransportOptions>>().Value.Kind);
+            // Kestrel asks for the choice before it binds, and the database connects later still: no socket exists yet.
+            SocketCompletions.Configure(choice.Kind);
+            return choice;
+        });
         builder.WebHost.UseSockets();
         builder.Services.AddOptions<SocketTransportOptions>().Configure<IOptions<TransportSettings>>((options, settings) => settings.Value.ApplyTo(options));
         builder.Services.RemoveAll<IConnectionListenerFactory>();

@@ -8,8 +8,9 @@ using PlatformBenchmarks.Tests.Support;
 namespace PlatformBenchmarks.Tests.Hosting;
 
 /// <summary>
-/// The server turns the runtime's inline socket completions on at start-up, and that really moves the work: a server
-/// process under load spends its CPU on the runtime's socket threads, not on thread-pool workers. Read from the
+/// With Kestrel's socket transport the server turns the runtime's inline socket completions on at start-up, and that
+/// really moves the work: a server process under load spends its CPU on the runtime's socket threads, not on thread-pool
+/// workers. With the project's own loops it leaves them to the pool. Read from the
 /// kernel's per-thread accounting (/proc/PID/task/*/stat), so the test sees what the process did, not what it says.
 /// </summary>
 public class SocketCompletionsTests
@@ -31,6 +32,24 @@ public class SocketCompletionsTests
 
         Assert.Contains($"queued to the thread pool ({SocketCompletions.VariableName}=0", cpu.Banner, StringComparison.Ordinal);
         Assert.True(cpu.PoolWorkers > cpu.SocketThreads, cpu.ToString());
+    }
+
+    [Fact]
+    public async Task TheProjectsLoopsLeaveTheRuntimesSocketsOnThePool()
+    {
+        int port = ServerProcess.FreePort();
+        using Process server = ServerProcess.Start(["--urls", $"http://127.0.0.1:{port}"], new Dictionary<string, string?> { [SocketCompletions.VariableName] = null });
+        try
+        {
+            string banner = await ServerProcess.WaitForBannerAsync(server, TimeSpan.FromMinutes(1));
+
+            Assert.Contains("Sockets:    completions queued to the thread pool (the runtime's sockets carry only", banner, StringComparison.Ordinal);
+        }
+        finally
+        {
+            server.Kill(entireProcessTree: true);
+            await server.WaitForExitAsync();
+        }
     }
 
     private sealed record ThreadCpu(long SocketThreads, long PoolWorkers, string Banner)
