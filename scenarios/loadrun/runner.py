@@ -186,7 +186,7 @@ def run_metadata(args: argparse.Namespace, nproc: int) -> dict:
         "profile": args.profile,
         "rounds": args.rounds,
         "baseline": args.baseline,
-        "command": " ".join(["scenarios/run.sh"] + sys.argv[1:]),
+        "command": shlex.join(["scenarios/run.sh"] + sys.argv[1:]),  # re-runs as written, quoting kept
         "host": {"cpu": cpu, "logical_cpus": os.cpu_count(), "kernel": os.uname().release},
         "wrk": (re.findall(r"^wrk \S+", output("wrk", "-v")) or ["wrk (version unknown)"])[0],
         "wrk_threads_max": nproc,

@@ -81,17 +81,19 @@ public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
     public async Task SeveralTargetsTakeTurnsEachRoundStartingWithTheNextAndTheReportComparesThemWithRatiosToTheBaseline()
     {
         // The same server under two names, the second one started by the runner (a command that holds a process, so
-        // that the runner's start, CPU accounting and stop are exercised), the first one the baseline.
+        // that the runner's start, CPU accounting and stop are exercised, in a session of its own), the first one the baseline.
         string url = server.BaseAddress.ToString().TrimEnd('/');
         ProcessResult result = await ChildProcess.RunAsync("bash",
             ["scenarios/run.sh", "--url", $"first={url}", "--pid", Environment.ProcessId.ToString(CultureInfo.InvariantCulture),
              "--url", $"second={url}", "--start", "exec sleep 600", "--rounds", "2", "--baseline", "first", "--tests", "json",
-             "--levels", "concurrency=16", "--out", _out, "--duration", "1", "--warmup", "1", "--primer", "1", "--no-pauses"],
+             "--levels", "concurrency=16", "--out", _out, "--duration", "1", "--warmup", "1", "--primer", "1", "--no-pauses", "--sessions"],
             TimeSpan.FromMinutes(5));
 
         Assert.True(result.ExitCode == 0, result.ToString());
         using var document = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "results.json")));
         JsonElement[] levels = [.. document.RootElement.GetProperty("runs").EnumerateArray().Where(r => r.GetProperty("phase").GetString() == "level")];
+        // The recorded command re-runs as written: the start command keeps its quotes.
+        Assert.Contains("--start 'exec sleep 600' --rounds 2", document.RootElement.GetProperty("meta").GetProperty("command").GetString(), StringComparison.Ordinal);
         // Each round starts one target later, so each is measured first once in two rounds.
         Assert.Equal(["1 first", "1 second", "2 second", "2 first"], levels.Select(r => $"{r.GetProperty("round").GetInt32()} {r.GetProperty("target").GetString()}"));
         int started = document.RootElement.GetProperty("targets").EnumerateArray().Single(t => t.GetProperty("name").GetString() == "second").GetProperty("pid").GetInt32();
