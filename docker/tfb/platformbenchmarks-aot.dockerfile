@@ -1,10 +1,10 @@
 # TFB test "aot": the same server compiled ahead of time (Native AOT): no JIT, no tiering, smaller image.
 # Build context and conventions as in platformbenchmarks.dockerfile.
-FROM mcr.microsoft.com/dotnet/sdk:10.0 AS build
+FROM mcr.microsoft.com/dotnet/sdk:10.0.400 AS build
 # The ILCompiler links the native executable with clang and needs zlib's headers.
 RUN apt-get update && apt-get install -y --no-install-recommends clang zlib1g-dev && rm -rf /var/lib/apt/lists/*
 WORKDIR /source
-COPY Directory.Build.props Directory.Packages.props .editorconfig ./
+COPY global.json Directory.Build.props Directory.Packages.props .editorconfig ./
 COPY src/PlatformBenchmarks/ src/PlatformBenchmarks/
 COPY src/PlatformBenchmarks.Transport/ src/PlatformBenchmarks.Transport/
 # DebugType=none: no debug symbols in the image, neither native (the ILCompiler then emits none, where it would

@@ -2,11 +2,11 @@
 # Build context: a folder laid out like this repository's root (the repository itself, or the TFB framework
 # folder that docker/tfb/export.sh fills). docker/verify-publish.sh runs this file's COPY and publish steps
 # outside Docker, so keep every build step a COPY or a `RUN dotnet publish` line.
-FROM mcr.microsoft.com/dotnet/sdk:10.0 AS build
+# The SDK global.json names, so an image builds with the compiler and analyzers the repository's warnings-as-errors
+# build was checked with; a floating sdk:10.0 tag would move to a new feature band unseen.
+FROM mcr.microsoft.com/dotnet/sdk:10.0.400 AS build
 WORKDIR /source
-# global.json is left out on purpose: it pins this repository's SDK feature band, and the sdk:10.0 image
-# moves between feature bands; the image tag is the pin inside Docker.
-COPY Directory.Build.props Directory.Packages.props .editorconfig ./
+COPY global.json Directory.Build.props Directory.Packages.props .editorconfig ./
 COPY src/PlatformBenchmarks/ src/PlatformBenchmarks/
 COPY src/PlatformBenchmarks.Transport/ src/PlatformBenchmarks.Transport/
 # DebugType=none: no .pdb files in the image (a crash's stack trace then names methods without line numbers).

@@ -20,6 +20,12 @@ internal static class Dockerfile
             .Where(l => l.StartsWith("COPY ", StringComparison.Ordinal) && !l.StartsWith("COPY --from", StringComparison.Ordinal))
             .SelectMany(l => l.Split(' ', StringSplitOptions.RemoveEmptyEntries)[1..^1]);
 
+    /// <summary>The image of each <c>FROM</c> line, in order.</summary>
+    public static IEnumerable<string> Images(string path) =>
+        File.ReadLines(path)
+            .Where(l => l.StartsWith("FROM ", StringComparison.Ordinal))
+            .Select(l => l.Split(' ', StringSplitOptions.RemoveEmptyEntries)[1]);
+
     /// <summary>The ports an <c>EXPOSE</c> line declares.</summary>
     public static IEnumerable<int> Exposed(string path) =>
         File.ReadLines(path)
