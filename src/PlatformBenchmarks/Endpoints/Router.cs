@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Endpoints.Conformance;
+using PlatformBenchmarks.Endpoints.HttpArena;
 using PlatformBenchmarks.Http;
 
 namespace PlatformBenchmarks.Endpoints;
@@ -30,12 +31,16 @@ internal readonly struct Router : IHttpApplication
 
     private readonly Database _database;
     private readonly WorldCache _cache;
+    private readonly HttpArenaRoutes? _arena;
 
-    public Router(Database database, WorldCache cache)
+    public Router(Database database, WorldCache cache, HttpArenaRoutes arena)
     {
         _database = database;
         _cache = cache;
+        _arena = arena;
     }
+
+    private HttpArenaRoutes Arena => _arena ?? HttpArenaRoutes.Unconfigured;
 
     private static ReadOnlySpan<byte> AllowedMethods => "GET, HEAD"u8;
 
@@ -64,6 +69,10 @@ internal readonly struct Router : IHttpApplication
         {
             response.WriteOptions(ConformanceRoutes.RootMethods);
         }
+        else if (HttpArenaRoutes.Match(request.Path) is var arenaRoute and not HttpArenaRoutes.Route.None)
+        {
+            response.WriteMethodNotAllowed(HttpArenaRoutes.AllowedMethods(arenaRoute));
+        }
         else if (Match(request.Path, out _, out _, out _) == Route.None && !IsConformancePath(request.Path))
         {
             response.WriteText(HttpStatus.NotFound, "Not found.\n"u8);
@@ -76,11 +85,16 @@ internal readonly struct Router : IHttpApplication
         return default;
     }
 
-    /// <summary>Off the TFB routes: the conformance routes (<see cref="ConformanceRoutes"/>), or 404.</summary>
+    /// <summary>Off the TFB routes: HttpArena's routes (<see cref="HttpArenaRoutes"/>), the conformance routes (<see cref="ConformanceRoutes"/>), or 404.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static ValueTask AnswerOtherPath(HttpRequest request, HttpResponse response)
+    private ValueTask AnswerOtherPath(HttpRequest request, HttpResponse response)
     {
         ReadOnlySpan<byte> path = request.Path;
+        if (HttpArenaRoutes.Match(path) is var arenaRoute and not HttpArenaRoutes.Route.None)
+        {
+            return Arena.Answer(arenaRoute, request, response);
+        }
+
         if (!IsConformancePath(path))
         {
             response.WriteText(HttpStatus.NotFound, "Not found.\n"u8);
@@ -111,6 +125,9 @@ internal readonly struct Router : IHttpApplication
 
     private static bool IsConformancePath(ReadOnlySpan<byte> path) =>
         path.SequenceEqual(ConformanceRoutes.RootPath) || path.SequenceEqual(ConformanceRoutes.EchoPath) || path.SequenceEqual(ConformanceRoutes.CookiePath);
+
+    /// <summary>Only HttpArena's upload route takes bodies past <c>Http:MaxRequestBodySize</c>; asked only of requests with a body.</summary>
+    public long MaxRequestBodySize(HttpRequest request, long configured) => Arena.MaxRequestBodySize(request, configured);
 
     public ValueTask ProcessRequest(HttpRequest request, HttpResponse response)
     {

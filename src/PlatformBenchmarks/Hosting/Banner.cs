@@ -30,9 +30,10 @@ internal static class Banner
             : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  {choice.Kind.ToString().ToLowerInvariant()} ({choice.Reason}), {app.Services.GetRequiredService<IOptions<Transport.TransportOptions>>().Value.EffectiveThreadCount} loop threads"));
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Sockets:    completions {Hosting.SocketCompletions.Description}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Listening:  {string.Join(", ", addresses)}");
-        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Routes:     {string.Join(" ", Router.Table.SelectMany(entry => entry.Forms()))}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Routes:     {string.Join(" ", Router.Table.SelectMany(entry => entry.Forms()).Concat(Endpoints.HttpArena.HttpArenaRoutes.Forms))}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Database:   {(database.IsAvailable ? "available" : "UNAVAILABLE (database routes answer 503 until it is back)")}: {database.Description}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Cache:      {cache.Description}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Dataset:    {app.Services.GetRequiredService<Endpoints.HttpArena.HttpArenaRoutes>().Dataset.Description}");
         Console.Out.Write(text.ToString());
         Console.Out.Flush();
     }

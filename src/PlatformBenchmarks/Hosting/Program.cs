@@ -5,6 +5,7 @@ using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Endpoints;
+using PlatformBenchmarks.Endpoints.HttpArena;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Transport;
 
@@ -93,11 +94,18 @@ internal static class Program
         builder.Services.AddSingleton(services => new WorldCache(
             services.GetRequiredService<Database>(), services.GetRequiredService<TimeProvider>()));
 
+        // Read once, at start-up: a dataset that cannot be read leaves /json/{count} answering 503, and the banner says why.
+        builder.Services.AddSingleton(services =>
+        {
+            HttpArenaOptions arena = services.GetRequiredService<IOptions<HttpArenaOptions>>().Value;
+            return new HttpArenaRoutes(Dataset.Load(arena.DatasetPath), arena.MaxUploadSize);
+        });
+
         builder.WebHost.ConfigureKestrel(options =>
         {
             options.AddServerHeader = false;
             IServiceProvider services = options.ApplicationServices;
-            var router = new Router(services.GetRequiredService<Database>(), services.GetRequiredService<WorldCache>());
+            var router = new Router(services.GetRequiredService<Database>(), services.GetRequiredService<WorldCache>(), services.GetRequiredService<HttpArenaRoutes>());
             HttpServerContext context = services.GetRequiredService<HttpServerContext>();
             options.ConfigureEndpointDefaults(listen => listen.UseHttpApplication(router, context));
         });

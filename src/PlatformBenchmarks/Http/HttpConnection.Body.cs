@@ -25,8 +25,15 @@ internal sealed partial class HttpConnection<TApp>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private Step DispatchWithBody(ReadOnlySpan<byte> headBytes, ref readonly RequestHead head, ReadOnlySequence<byte> body, out ValueTask pending)
     {
+        long maxBodySize = _app.MaxRequestBodySize(new HttpRequest(headBytes, in head), _parser.Limits.MaxRequestBodySize);
+        if (head.BodyKind == BodyKind.ContentLength && head.ContentLength > maxBodySize)
+        {
+            pending = default;
+            return Reject(RequestRejection.BodyTooLarge);
+        }
+
         RequestHead dispatched = head;
-        if (_requestBody.Start(in head, body))
+        if (_requestBody.Start(in head, body, maxBodySize))
         {
             // Until the handler reads the body, its answer closes the connection (see RequestBody.Start).
             dispatched.KeepAlive = false;

@@ -323,7 +323,7 @@ internal sealed partial class HttpParser
         return value.Slice(start, end - start);
     }
 
-    private RequestRejection ApplyFieldFacts(ref RequestHead head, in FieldFacts facts)
+    private static RequestRejection ApplyFieldFacts(ref RequestHead head, in FieldFacts facts)
     {
         // RFC 9112 §3.2: exactly one Host in an HTTP/1.1 request.
         if (facts.HostCount != 1 && (head.Version == HttpVersion.Http11 || facts.HostCount > 1))
@@ -353,11 +353,7 @@ internal sealed partial class HttpParser
         }
         else if (facts.HasContentLength && facts.ContentLength > 0)
         {
-            if (facts.ContentLength > _limits.MaxRequestBodySize)
-            {
-                return RequestRejection.BodyTooLarge;
-            }
-
+            // Held to the limit of its resource once the head is parsed (HttpConnection.DispatchWithBody), not here.
             head.BodyKind = BodyKind.ContentLength;
             head.ContentLength = facts.ContentLength;
         }

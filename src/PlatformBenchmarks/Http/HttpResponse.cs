@@ -101,6 +101,23 @@ internal sealed partial class HttpResponse
     public void Write(HttpStatus status, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> body) =>
         WriteCore(status, contentType, body, allow: default);
 
+    /// <summary>
+    /// Sends a complete response with <paramref name="body"/> and <paramref name="fields"/>: whole field lines, each
+    /// ending in CRLF (<c>Content-Encoding: br\r\nVary: Accept-Encoding\r\n</c>), preformatted by the caller.
+    /// </summary>
+    public void Write(HttpStatus status, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> body, ReadOnlySpan<byte> fields) =>
+        WriteCore(status, contentType, body, allow: default, fields);
+
+    /// <summary>What was written through <see cref="StartBody"/> or <see cref="StartJson"/> so far, to send through <see cref="Write(HttpStatus, ReadOnlySpan{byte}, ReadOnlySpan{byte}, ReadOnlySpan{byte})"/>.</summary>
+    public ReadOnlySpan<byte> BufferedBody
+    {
+        get
+        {
+            _json?.Flush();
+            return _body is null ? default : _body.WrittenSpan;
+        }
+    }
+
     /// <summary>405 with the methods the resource allows (RFC 9110 §15.5.6 requires Allow).</summary>
     public void WriteMethodNotAllowed(ReadOnlySpan<byte> allow) =>
         WriteCore(HttpStatus.MethodNotAllowed, TextPlain, "Method not allowed.\n"u8, allow);
@@ -129,30 +146,33 @@ internal sealed partial class HttpResponse
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void WriteCore(HttpStatus status, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> body, ReadOnlySpan<byte> allow)
+    private void WriteCore(HttpStatus status, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> body, ReadOnlySpan<byte> allow, ReadOnlySpan<byte> fields = default)
     {
         // RFC 9110 §9.3.2: HEAD gets the same fields as GET, Content-Length included, and no body.
         ReadOnlySpan<byte> sent = _isHead ? default : body;
         if (sent.Length > LargeBodyThreshold)
         {
-            WriteLargeResponse(status, contentType, body, allow);
+            WriteLargeResponse(status, contentType, body, allow, fields);
             return;
         }
 
-        Compose(status, contentType, body.Length, sent, allow);
+        Compose(status, contentType, body.Length, sent, allow, fields);
     }
 
     /// <summary>A body past one pool block (large query results): the head in one span, the body copied across blocks.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private void WriteLargeResponse(HttpStatus status, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> body, ReadOnlySpan<byte> allow)
+    private void WriteLargeResponse(HttpStatus status, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> body, ReadOnlySpan<byte> allow, ReadOnlySpan<byte> fields)
     {
-        Compose(status, contentType, body.Length, default, allow);
+        Compose(status, contentType, body.Length, default, allow, fields);
         _output.Write(body);
     }
 
-    /// <summary>Composes the head from its fields, followed by <paramref name="sent"/>, into one span with one Advance.</summary>
+    /// <summary>
+    /// Composes the head from its fields, followed by <paramref name="sent"/>, into one span with one Advance.
+    /// <paramref name="fields"/> (whole lines, most responses have none) go after Content-Length.
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void Compose(HttpStatus status, ReadOnlySpan<byte> contentType, int contentLength, ReadOnlySpan<byte> sent, ReadOnlySpan<byte> allow)
+    private void Compose(HttpStatus status, ReadOnlySpan<byte> contentType, int contentLength, ReadOnlySpan<byte> sent, ReadOnlySpan<byte> allow, ReadOnlySpan<byte> fields)
     {
         ReadOnlySpan<byte> statusLine = StatusLine(status);
         ReadOnlySpan<byte> date = _date.Value;
@@ -164,6 +184,7 @@ internal sealed partial class HttpResponse
             + DateName.Length + date.Length + 2
             + ContentTypeName.Length + contentType.Length + 2
             + ContentLengthName.Length + lengthDigits + 2
+            + fields.Length
             + (allow.IsEmpty ? 0 : AllowName.Length + allow.Length + 2)
             + connection.Length
             + 2
@@ -182,6 +203,7 @@ internal sealed partial class HttpResponse
         writer.Write(ContentLengthName);
         writer.WriteDigits((uint)contentLength, lengthDigits);
         writer.Write(Crlf);
+        writer.Write(fields);
         if (!allow.IsEmpty)
         {
             writer.Write(AllowName);

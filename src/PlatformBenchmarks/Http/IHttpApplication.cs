@@ -12,4 +12,12 @@ internal interface IHttpApplication
     /// leave in request order. <paramref name="request"/> must not be used after the first await.
     /// </summary>
     ValueTask ProcessRequest(HttpRequest request, HttpResponse response);
+
+    /// <summary>
+    /// The largest body <paramref name="request"/>'s resource takes, asked once its head is parsed, before
+    /// <see cref="ProcessRequest"/>, and only of requests with a body: <paramref name="configured"/>
+    /// (<see cref="HttpLimits.MaxRequestBodySize"/>) unless the resource sets its own. A Content-Length past it gets 413
+    /// without the request reaching the application; a chunked body passing it fails its reads with 413.
+    /// </summary>
+    long MaxRequestBodySize(HttpRequest request, long configured);
 }

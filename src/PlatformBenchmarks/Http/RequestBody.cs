@@ -12,7 +12,7 @@ namespace PlatformBenchmarks.Http;
 /// <remarks>
 /// A read that has to wait for the client first sends what the connection has written so far, and the
 /// <c>100 Continue</c> the client may be waiting for; the wait is bounded by <see cref="HttpLimits.RequestTimeout"/>.
-/// Framing errors, a body past <see cref="HttpLimits.MaxRequestBodySize"/> and the timeout throw
+/// Framing errors, a body past its resource's limit (<see cref="IHttpApplication.MaxRequestBodySize"/>) and the timeout throw
 /// <see cref="RequestBodyException"/>: the engine then answers with the matching status, unless the handler has
 /// answered already, and closes the connection either way. A read moves the connection's input on, so the
 /// <see cref="HttpRequest"/> it came with must not be used after the first read.
@@ -189,10 +189,11 @@ internal sealed class RequestBody
     /// Starts the body of a request whose head has just been parsed; <paramref name="buffer"/> holds the bytes after
     /// the head, from the read the connection has in hand.
     /// </summary>
+    /// <param name="maxBodySize">The largest body the request's resource takes (a chunked body passing it fails with 413).</param>
     /// <returns>Whether the answer must close the connection unless the handler reads the body first.</returns>
-    internal bool Start(ref readonly RequestHead head, ReadOnlySequence<byte> buffer)
+    internal bool Start(ref readonly RequestHead head, ReadOnlySequence<byte> buffer, long maxBodySize)
     {
-        _framing = new RequestBodyReader(in head, _limits!);
+        _framing = new RequestBodyReader(in head, _limits!, maxBodySize);
         _buffer = buffer;
         _kind = head.BodyKind;
         _contentLength = head.ContentLength;

@@ -65,11 +65,12 @@ internal struct RequestBodyReader
     private int _maxTrailerSize;
     private int _maxTrailerCount;
 
-    public RequestBodyReader(in RequestHead head, HttpLimits limits)
+    /// <param name="maxBodySize">The largest body the request's resource takes; <see cref="HttpLimits.MaxRequestBodySize"/> when not given.</param>
+    public RequestBodyReader(in RequestHead head, HttpLimits limits, long? maxBodySize = null)
     {
         _kind = head.BodyKind;
         _remaining = head.ContentLength;
-        _maxBodySize = limits.MaxRequestBodySize;
+        _maxBodySize = maxBodySize ?? limits.MaxRequestBodySize;
         _maxTrailerSize = limits.MaxRequestHeadersSize;
         _maxTrailerCount = limits.MaxRequestHeaderCount;
         _state = State.Size;

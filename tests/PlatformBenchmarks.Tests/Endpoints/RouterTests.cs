@@ -23,7 +23,12 @@ public class RouterTests
             if (!entry.HasCount)
             {
                 paths.Add(name + "/");
-                paths.Add(name + "/1");
+
+                // /json/1 is HttpArena's json route (Endpoints/HttpArena), not a near miss of TFB's /json.
+                if (entry.Route != Router.Route.Json)
+                {
+                    paths.Add(name + "/1");
+                }
             }
         }
 

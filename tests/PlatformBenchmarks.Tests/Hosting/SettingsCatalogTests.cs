@@ -19,6 +19,7 @@ public partial class SettingsCatalogTests
         { "Http", [typeof(HttpLimits)] },
         { "Transport", [typeof(TransportOptions), typeof(TransportSettings)] },
         { "Database", [typeof(DatabaseOptions)] },
+        { "HttpArena", [typeof(PlatformBenchmarks.Endpoints.HttpArena.HttpArenaOptions)] },
     };
 
     [Theory]

@@ -214,11 +214,7 @@ internal static partial class HeadModel
         }
         else if (contentLength > 0)
         {
-            if (contentLength > limits.MaxRequestBodySize)
-            {
-                return Rejected(RequestRejection.BodyTooLarge);
-            }
-
+            // The body's limit is its resource's, checked by the connection once the head is parsed.
             head.BodyKind = BodyKind.ContentLength;
             head.ContentLength = contentLength.Value;
         }

@@ -140,6 +140,36 @@ public class HttpConnectionBodyTests
     }
 
     [Fact]
+    public async Task AContentLengthPastTheLimitGets413BeforeTheHandlerRuns()
+    {
+        var limits = new HttpLimits { MaxRequestBodySize = 10, LingerTimeout = TimeSpan.Zero };
+        await using var connection = new PipeConnection<EchoApplication>(default, limits);
+        await connection.SendAsync(WithLength("/throw", 11) + "abcdefghijk");
+
+        RawResponse rejected = (await connection.ReadAsync())!;
+        Assert.Equal(413, rejected.Status);
+        Assert.Equal("Request body too large.\n", rejected.BodyText);
+        Assert.True(await connection.IsClosedAsync());
+    }
+
+    [Theory]
+    [InlineData(false, 20, 200)]
+    [InlineData(true, 20, 200)]
+    [InlineData(false, 21, 413)]
+    [InlineData(true, 21, 413)]
+    public async Task AResourceWithALimitOfItsOwnIsHeldToThatOneAndNotTheConfiguredOne(bool chunked, int length, int status)
+    {
+        var limits = new HttpLimits { MaxRequestBodySize = 10, LingerTimeout = TimeSpan.Zero };
+        await using var connection = new PipeConnection<EchoApplication>(default, limits);
+        string body = new('x', length);
+        await connection.SendAsync(chunked ? Chunked("/limit/20/echo") + $"{length:x}\r\n{body}\r\n0\r\n\r\n" : WithLength("/limit/20/echo", length) + body);
+
+        RawResponse response = (await connection.ReadAsync())!;
+        Assert.Equal(status, response.Status);
+        Assert.Equal(status == 200 ? body : "Request body too large.\n", response.BodyText);
+    }
+
+    [Fact]
     public async Task AHandlerWaitingForBodyBytesThatDoNotComeGets408()
     {
         var limits = new HttpLimits { RequestTimeout = TimeSpan.FromSeconds(30), LingerTimeout = TimeSpan.Zero };

@@ -79,6 +79,8 @@ public class HttpConnectionClosingTests
 
         public TaskCompletionSource Entered { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
+        public long MaxRequestBodySize(HttpRequest request, long configured) => configured;
+
         public ValueTask ProcessRequest(HttpRequest request, HttpResponse response)
         {
             Entered.TrySetResult();

@@ -243,11 +243,18 @@ public class HttpParserTests
         { "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", nameof(RequestRejection.UnsupportedTransferCoding), (int)HttpStatus.BadRequest },
         { "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding:\r\n\r\n", nameof(RequestRejection.UnsupportedTransferCoding), (int)HttpStatus.BadRequest },
         { "POST /x HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", nameof(RequestRejection.TransferEncodingInHttp10), (int)HttpStatus.BadRequest },
-        { "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 1048577\r\n\r\n", nameof(RequestRejection.BodyTooLarge), (int)HttpStatus.ContentTooLarge },
         { "GET /" + new string('a', 8200) + " HTTP/1.1\r\nHost: a\r\n\r\n", nameof(RequestRejection.RequestLineTooLong), (int)HttpStatus.UriTooLong },
         { "GET / HTTP/1.1\r\nHost: a\r\nX-Big: " + new string('a', 33 * 1024) + "\r\n\r\n", nameof(RequestRejection.HeadersTooLarge), (int)HttpStatus.RequestHeaderFieldsTooLarge },
         { "GET / HTTP/1.1\r\nHost: a\r\n" + string.Concat(Enumerable.Range(0, 100).Select(i => $"X-{i}: v\r\n")) + "\r\n", nameof(RequestRejection.TooManyHeaders), (int)HttpStatus.RequestHeaderFieldsTooLarge },
     };
+
+    [Fact]
+    public void AContentLengthPastTheConfiguredBodyLimitIsLeftToItsResourceToJudge()
+    {
+        Parsed parsed = Parse("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 1048577\r\n\r\n", new HttpLimits { MaxRequestBodySize = 10 });
+
+        Assert.Equal(ParseStatus.Complete, parsed.Status);
+    }
 
     [Theory]
     [MemberData(nameof(InvalidRequests))]

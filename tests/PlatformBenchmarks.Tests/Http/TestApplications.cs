@@ -8,11 +8,24 @@ namespace PlatformBenchmarks.Tests.Http;
 /// Applications that exercise the engine without any TFB route: "/throw" throws, "/silent" writes nothing, "/size/N"
 /// answers N bytes, "/gate/NAME" answers once the test opens the gate NAME of its <see cref="Gates"/> (and then throws
 /// if NAME is "throw"), "/echo" answers with the request's body, read 7 bytes at a time, "/first/N" reads at most N
-/// bytes of it and answers with those, and anything else echoes method, path and query.
+/// bytes of it and answers with those, and anything else echoes method, path and query. A path under "/limit/N/" takes
+/// bodies of up to N bytes, whatever the configured limit.
 /// </summary>
 internal readonly struct EchoApplication(Gates? gates) : IHttpApplication
 {
     private readonly Gates? _gates = gates;
+
+    public long MaxRequestBodySize(HttpRequest request, long configured)
+    {
+        ReadOnlySpan<byte> path = request.Path;
+        if (!path.StartsWith("/limit/"u8))
+        {
+            return configured;
+        }
+
+        path = path["/limit/"u8.Length..];
+        return long.Parse(Encoding.ASCII.GetString(path[..path.IndexOf((byte)'/')]), System.Globalization.CultureInfo.InvariantCulture);
+    }
 
     public ValueTask ProcessRequest(HttpRequest request, HttpResponse response)
     {
@@ -35,7 +48,7 @@ internal readonly struct EchoApplication(Gates? gates) : IHttpApplication
             return default;
         }
 
-        if (path.SequenceEqual("/echo"u8))
+        if (path.SequenceEqual("/echo"u8) || (path.StartsWith("/limit/"u8) && path.EndsWith("/echo"u8)))
         {
             return EchoBodyAsync(request.Body, response, int.MaxValue);
         }

@@ -1,0 +1,87 @@
+using System.Buffers;
+using System.IO.Compression;
+using System.Text.Json;
+using BenchmarkDotNet.Attributes;
+using PlatformBenchmarks.Benchmarks.Fixtures;
+using PlatformBenchmarks.Endpoints.HttpArena;
+
+namespace PlatformBenchmarks.Benchmarks.Serialization;
+
+/// <summary>
+/// Compressing HttpArena's json-compressed bodies (the venue's three: 25 items × 4, 40 × 8, 50 × 6, one per call in
+/// turn) at each Brotli quality and window and each gzip level, to choose levels by the venue's score, requests/s ×
+/// (smallest body / our body)². Each setting's mean compressed size is written to the console once at set-up, as
+/// <c>size brotli q5 w16: 1234</c>: the time per call is BenchmarkDotNet's, the bytes per call are these.
+/// </summary>
+[MemoryDiagnoser]
+[BenchmarkCategory(Categories.Serialization)]
+public class ArenaCompressionBenchmarks
+{
+    private byte[][] _bodies = [];
+    private byte[] _destination = [];
+    private int _next;
+    private int _gzipLevel = -1;
+    private int _quality;
+    private int _window;
+
+    /// <summary>"brotli q{quality} w{window}" or "gzip {level}".</summary>
+    [Params("brotli q1 w16", "brotli q3 w16", "brotli q4 w16", "brotli q5 w16", "brotli q5 w22", "brotli q6 w16", "brotli q7 w16", "brotli q9 w16", "brotli q11 w16", "gzip 1", "gzip 6", "gzip 9")]
+    public string Setting { get; set; } = "";
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        string[] parts = Setting.Split(' ');
+        if (parts[0] == "gzip")
+        {
+            _gzipLevel = int.Parse(parts[1], System.Globalization.CultureInfo.InvariantCulture);
+        }
+        else
+        {
+            _quality = int.Parse(parts[1][1..], System.Globalization.CultureInfo.InvariantCulture);
+            _window = int.Parse(parts[2][1..], System.Globalization.CultureInfo.InvariantCulture);
+        }
+
+        DatasetItem[] items = ArenaItems.Load().Items;
+        _bodies = [Body(items, 25, 4), Body(items, 40, 8), Body(items, 50, 6)];
+        _destination = new byte[BrotliEncoder.GetMaxCompressedLength(_bodies.Max(body => body.Length)) + 1024];
+        long total = 0;
+        for (int i = 0; i < _bodies.Length; i++)
+        {
+            total += Compress();
+        }
+
+        Console.WriteLine($"size {Setting}: {total / _bodies.Length} (identity {_bodies.Sum(body => body.Length) / _bodies.Length})");
+    }
+
+    [Benchmark]
+    public int Compress()
+    {
+        byte[] body = _bodies[_next];
+        _next = (_next + 1) % _bodies.Length;
+        if (_gzipLevel >= 0)
+        {
+            using var output = new MemoryStream(_destination, writable: true);
+            using (var gzip = new GZipStream(output, new ZLibCompressionOptions { CompressionLevel = _gzipLevel }, leaveOpen: true))
+            {
+                gzip.Write(body);
+            }
+
+            return (int)output.Position;
+        }
+
+        FixtureCheck.That(BrotliEncoder.TryCompress(body, _destination, out int written, _quality, _window), "Brotli fits its bound");
+        return written;
+    }
+
+    private static byte[] Body(DatasetItem[] items, int count, long multiplier)
+    {
+        var buffer = new ArrayBufferWriter<byte>();
+        using (var writer = new Utf8JsonWriter(buffer))
+        {
+            ItemsJson.Write(writer, items.AsSpan(0, count), multiplier);
+        }
+
+        return buffer.WrittenSpan.ToArray();
+    }
+}

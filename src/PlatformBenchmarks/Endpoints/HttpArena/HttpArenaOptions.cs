@@ -1,0 +1,43 @@
+using Microsoft.Extensions.Options;
+
+namespace PlatformBenchmarks.Endpoints.HttpArena;
+
+/// <summary>The settings of HttpArena's routes, bound from the <c>HttpArena</c> section and checked at start-up by <see cref="HttpArenaOptionsValidator"/>.</summary>
+internal sealed class HttpArenaOptions
+{
+    /// <summary>Where the venue mounts its dataset in the container.</summary>
+    public const string DefaultDatasetPath = "/data/dataset.json";
+
+    /// <summary>
+    /// 256 MiB: the venue's largest upload is 20 MiB. Only time is at stake, not memory (the body is streamed through
+    /// one buffer), and <c>Http:RequestTimeout</c> bounds that too.
+    /// </summary>
+    public const long DefaultMaxUploadSize = 256L * 1024 * 1024;
+
+    /// <summary>The dataset <c>/json/{count}</c> serves, read once at start-up.</summary>
+    public string DatasetPath { get; set; } = DefaultDatasetPath;
+
+    /// <summary>The largest body <c>POST /upload</c> takes (413 beyond), in place of <c>Http:MaxRequestBodySize</c>.</summary>
+    public long MaxUploadSize { get; set; } = DefaultMaxUploadSize;
+}
+
+/// <summary>Refuses settings the routes cannot work with, naming the key.</summary>
+internal sealed class HttpArenaOptionsValidator : IValidateOptions<HttpArenaOptions>
+{
+    public ValidateOptionsResult Validate(string? name, HttpArenaOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        var failures = new List<string>();
+        if (string.IsNullOrWhiteSpace(options.DatasetPath))
+        {
+            failures.Add("Configuration 'HttpArena:DatasetPath' must name a file.");
+        }
+
+        if (options.MaxUploadSize < 0)
+        {
+            failures.Add($"Configuration 'HttpArena:MaxUploadSize' must be in 0..{long.MaxValue}, not {options.MaxUploadSize}.");
+        }
+
+        return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+    }
+}
