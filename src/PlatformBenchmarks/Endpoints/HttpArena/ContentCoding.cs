@@ -14,7 +14,7 @@ internal enum ContentCoding : byte
 /// <summary>
 /// Chooses a response's content coding from the request's Accept-Encoding fields (RFC 9110 §12.5.3), per request:
 /// the coding with the highest q-value the client gives it, ties going to gzip, then br, then identity: gzip at
-/// level 6 measured the best score by the venue's formula in this server (docs/decisions/0002-httparena-json-and-compression.md). No Accept-Encoding at all, or an empty one, means identity: the venue requires an uncompressed answer to a
+/// level 6 measured the best score by the venue's formula in this server (docs/decisions/0003-httparena-json-and-compression.md). No Accept-Encoding at all, or an empty one, means identity: the venue requires an uncompressed answer to a
 /// client that did not ask. A coding the field does not name gets the q of <c>*</c> when there is one; identity is
 /// acceptable unless excluded. When nothing the server has is acceptable, the field is disregarded and identity is sent,
 /// as §12.5.3 allows, rather than a 406 the client could do nothing with.

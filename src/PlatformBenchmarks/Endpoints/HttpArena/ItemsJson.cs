@@ -6,7 +6,7 @@ namespace PlatformBenchmarks.Endpoints.HttpArena;
 /// Writes <c>/json/{count}</c>'s answer, <c>{"items":[...],"count":N}</c>, per request from the dataset's items, each
 /// with its <c>total</c> (price × quantity × m) computed as it is written. Written member by member with the property
 /// names encoded once: against the source-generated serializer over per-request item objects it measured faster with no
-/// allocation (docs/decisions/0002-httparena-json-and-compression.md).
+/// allocation (docs/decisions/0003-httparena-json-and-compression.md).
 /// </summary>
 internal static class ItemsJson
 {

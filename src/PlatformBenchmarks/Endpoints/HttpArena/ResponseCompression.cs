@@ -12,7 +12,7 @@ namespace PlatformBenchmarks.Endpoints.HttpArena;
 internal static class ResponseCompression
 {
     // The venue scores json-compressed by requests/s × (smallest body / our body)²; the levels are the best of those
-    // measured by that score, in this server (docs/decisions/0002-httparena-json-and-compression.md). A window of 64 KiB
+    // measured by that score, in this server (docs/decisions/0003-httparena-json-and-compression.md). A window of 64 KiB
     // holds any of the venue's bodies whole.
     internal const int BrotliQuality = 3;
     internal const int BrotliWindow = 16;
