@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Endpoints.Conformance;
+using PlatformBenchmarks.Endpoints.HttpArena;
 using PlatformBenchmarks.Http;
 
 namespace PlatformBenchmarks.Endpoints;
@@ -30,11 +31,13 @@ internal readonly struct Router : IHttpApplication
 
     private readonly Database _database;
     private readonly WorldCache _cache;
+    private readonly StaticFiles? _staticFiles;
 
-    public Router(Database database, WorldCache cache)
+    public Router(Database database, WorldCache cache, StaticFiles? staticFiles = null)
     {
         _database = database;
         _cache = cache;
+        _staticFiles = staticFiles;
     }
 
     private static ReadOnlySpan<byte> AllowedMethods => "GET, HEAD"u8;
@@ -64,7 +67,7 @@ internal readonly struct Router : IHttpApplication
         {
             response.WriteOptions(ConformanceRoutes.RootMethods);
         }
-        else if (Match(request.Path, out _, out _, out _) == Route.None && !IsConformancePath(request.Path))
+        else if (Match(request.Path, out _, out _, out _) == Route.None && !IsConformancePath(request.Path) && !HttpArenaRoutes.IsStaticPath(request.Path))
         {
             response.WriteText(HttpStatus.NotFound, "Not found.\n"u8);
         }
@@ -76,11 +79,16 @@ internal readonly struct Router : IHttpApplication
         return default;
     }
 
-    /// <summary>Off the TFB routes: the conformance routes (<see cref="ConformanceRoutes"/>), or 404.</summary>
+    /// <summary>Off the TFB routes: the HttpArena routes (<see cref="HttpArenaRoutes"/>), the conformance routes (<see cref="ConformanceRoutes"/>), or 404.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static ValueTask AnswerOtherPath(HttpRequest request, HttpResponse response)
+    private ValueTask AnswerOtherPath(HttpRequest request, HttpResponse response)
     {
         ReadOnlySpan<byte> path = request.Path;
+        if (HttpArenaRoutes.IsStaticPath(path))
+        {
+            return HttpArenaRoutes.AnswerStatic(request, response, _staticFiles);
+        }
+
         if (!IsConformancePath(path))
         {
             response.WriteText(HttpStatus.NotFound, "Not found.\n"u8);

@@ -5,6 +5,7 @@ using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Endpoints;
+using PlatformBenchmarks.Endpoints.HttpArena;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Transport;
 
@@ -95,12 +96,14 @@ internal static class Program
             services.GetRequiredService<IOptions<DatabaseOptions>>().Value, services.GetRequiredService<TimeProvider>(), services.GetRequiredService<ILoggerFactory>().CreateLogger(Database.LogCategory)));
         builder.Services.AddSingleton(services => new WorldCache(
             services.GetRequiredService<Database>(), services.GetRequiredService<TimeProvider>()));
+        builder.Services.AddSingleton(services => new StaticFiles(
+            services.GetRequiredService<IOptions<HttpArenaOptions>>().Value.StaticPath, services.GetRequiredService<TimeProvider>()));
 
         builder.WebHost.ConfigureKestrel(options =>
         {
             options.AddServerHeader = false;
             IServiceProvider services = options.ApplicationServices;
-            var router = new Router(services.GetRequiredService<Database>(), services.GetRequiredService<WorldCache>());
+            var router = new Router(services.GetRequiredService<Database>(), services.GetRequiredService<WorldCache>(), services.GetRequiredService<StaticFiles>());
             HttpServerContext context = services.GetRequiredService<HttpServerContext>();
             options.ConfigureEndpointDefaults(listen => listen.UseHttpApplication(router, context));
         });

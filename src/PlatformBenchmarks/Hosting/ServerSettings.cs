@@ -1,5 +1,6 @@
 using Microsoft.Extensions.Options;
 using PlatformBenchmarks.Data;
+using PlatformBenchmarks.Endpoints.HttpArena;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Transport;
 
@@ -37,6 +38,9 @@ internal static partial class ServerSettings
             })
             .ValidateOnStart();
         services.AddSingleton<IValidateOptions<DatabaseOptions>, DatabaseOptionsValidator>();
+
+        services.AddOptions<HttpArenaOptions>().Configure(options => Bind(configuration.GetSection("HttpArena"), section => section.Bind(options))).ValidateOnStart();
+        services.AddSingleton<IValidateOptions<HttpArenaOptions>, HttpArenaOptionsValidator>();
         return services;
     }
 

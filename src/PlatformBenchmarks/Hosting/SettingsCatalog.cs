@@ -1,5 +1,6 @@
 using System.Globalization;
 using PlatformBenchmarks.Data;
+using PlatformBenchmarks.Endpoints.HttpArena;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Transport;
 
@@ -19,7 +20,7 @@ internal sealed record Setting(string Key, string Default, string Meaning)
 internal static class SettingsCatalog
 {
     /// <summary>The sections bound to the server's options types: every key under them must be one of <see cref="All"/>.</summary>
-    public static IReadOnlyList<string> Sections { get; } = ["Http", "Transport", "Database"];
+    public static IReadOnlyList<string> Sections { get; } = ["Http", "Transport", "Database", "HttpArena"];
 
     /// <summary>
     /// Kestrel's own section, which the host reads and this server does not: no key under it is accepted, because its
@@ -40,6 +41,7 @@ internal static class SettingsCatalog
         var transport = new TransportOptions();
         var sockets = new TransportSettings();
         var database = new DatabaseOptions();
+        var arena = new HttpArenaOptions();
         return
         [
             new("urls", Program.DefaultUrls, "listen addresses, ';'-separated; the host is *, +, 0.0.0.0 or [::] (every interface), localhost, or an IP address"),
@@ -62,6 +64,7 @@ internal static class SettingsCatalog
             new("Database:Multiplexing", Text(true), "Npgsql multiplexing (false: plain pooling)"),
             new("Database:MaxPoolSize", $"{Text(DatabaseOptions.DefaultMultiplexingPoolSize)} ({Text(DatabaseOptions.DefaultPooledPoolSize)} without multiplexing)", "physical connections"),
             new("Database:FailFastMilliseconds", Text(database.FailFastMilliseconds), "how long database calls fail at once (503) after it proved unreachable"),
+            new("HttpArena:StaticPath", arena.StaticPath, "the directory GET /static/{file} serves (an absolute path; missing: every file is a 404)"),
             new("Logging:LogLevel:Default", "Warning", "console log level (any key under Logging is the host's)"),
         ];
     }

@@ -101,6 +101,23 @@ internal sealed partial class HttpResponse
     public void Write(HttpStatus status, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> body) =>
         WriteCore(status, contentType, body, allow: default);
 
+    /// <summary>
+    /// Sends a complete response with <paramref name="body"/> and the header <paramref name="fields"/>: whole preformatted
+    /// field lines, each ending in CRLF (<c>"Vary: Accept-Encoding\r\n"u8</c>), written after Content-Length.
+    /// </summary>
+    public void Write(HttpStatus status, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> fields, ReadOnlySpan<byte> body)
+    {
+        ReadOnlySpan<byte> sent = _isHead ? default : body;
+        if (sent.Length > LargeBodyThreshold)
+        {
+            Compose(status, contentType, body.Length, default, allow: default, fields);
+            _output.Write(sent);
+            return;
+        }
+
+        Compose(status, contentType, body.Length, sent, allow: default, fields);
+    }
+
     /// <summary>405 with the methods the resource allows (RFC 9110 §15.5.6 requires Allow).</summary>
     public void WriteMethodNotAllowed(ReadOnlySpan<byte> allow) =>
         WriteCore(HttpStatus.MethodNotAllowed, TextPlain, "Method not allowed.\n"u8, allow);
@@ -139,20 +156,20 @@ internal sealed partial class HttpResponse
             return;
         }
 
-        Compose(status, contentType, body.Length, sent, allow);
+        Compose(status, contentType, body.Length, sent, allow, fields: default);
     }
 
     /// <summary>A body past one pool block (large query results): the head in one span, the body copied across blocks.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void WriteLargeResponse(HttpStatus status, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> body, ReadOnlySpan<byte> allow)
     {
-        Compose(status, contentType, body.Length, default, allow);
+        Compose(status, contentType, body.Length, default, allow, fields: default);
         _output.Write(body);
     }
 
     /// <summary>Composes the head from its fields, followed by <paramref name="sent"/>, into one span with one Advance.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void Compose(HttpStatus status, ReadOnlySpan<byte> contentType, int contentLength, ReadOnlySpan<byte> sent, ReadOnlySpan<byte> allow)
+    private void Compose(HttpStatus status, ReadOnlySpan<byte> contentType, int contentLength, ReadOnlySpan<byte> sent, ReadOnlySpan<byte> allow, ReadOnlySpan<byte> fields)
     {
         ReadOnlySpan<byte> statusLine = StatusLine(status);
         ReadOnlySpan<byte> date = _date.Value;
@@ -165,6 +182,7 @@ internal sealed partial class HttpResponse
             + ContentTypeName.Length + contentType.Length + 2
             + ContentLengthName.Length + lengthDigits + 2
             + (allow.IsEmpty ? 0 : AllowName.Length + allow.Length + 2)
+            + fields.Length
             + connection.Length
             + 2
             + sent.Length;
@@ -189,6 +207,7 @@ internal sealed partial class HttpResponse
             writer.Write(Crlf);
         }
 
+        writer.Write(fields);
         writer.Write(connection);
         writer.Write(Crlf);
         writer.Write(sent);
