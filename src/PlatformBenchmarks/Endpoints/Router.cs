@@ -67,7 +67,7 @@ internal readonly struct Router : IHttpApplication
         {
             response.WriteOptions(ConformanceRoutes.RootMethods);
         }
-        else if (Match(request.Path, out _, out _, out _) == Route.None && !IsConformancePath(request.Path) && !HttpArenaRoutes.IsStaticPath(request.Path))
+        else if (Match(request.Path, out _, out _, out _) == Route.None && !IsConformancePath(request.Path) && !HttpArenaRoutes.IsStaticOrDatabasePath(request.Path))
         {
             response.WriteText(HttpStatus.NotFound, "Not found.\n"u8);
         }
@@ -84,9 +84,9 @@ internal readonly struct Router : IHttpApplication
     private ValueTask AnswerOtherPath(HttpRequest request, HttpResponse response)
     {
         ReadOnlySpan<byte> path = request.Path;
-        if (HttpArenaRoutes.IsStaticPath(path))
+        if (HttpArenaRoutes.IsStaticOrDatabasePath(path))
         {
-            return HttpArenaRoutes.AnswerStatic(request, response, _staticFiles);
+            return HttpArenaRoutes.AnswerStaticOrDatabase(request, response, _staticFiles, _database);
         }
 
         if (!IsConformancePath(path))

@@ -31,7 +31,7 @@ internal static class Banner
             : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  {choice.Kind.ToString().ToLowerInvariant()} ({choice.Reason}), {app.Services.GetRequiredService<IOptions<Transport.TransportOptions>>().Value.EffectiveThreadCount} loop threads"));
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Sockets:    completions {Hosting.SocketCompletions.Description}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Listening:  {string.Join(", ", addresses)}");
-        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Routes:     {string.Join(" ", Router.Table.SelectMany(entry => entry.Forms()).Concat(HttpArenaRoutes.StaticForms))}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Routes:     {string.Join(" ", Router.Table.SelectMany(entry => entry.Forms()).Concat(HttpArenaRoutes.StaticAndDatabaseForms))}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Database:   {(database.IsAvailable ? "available" : "UNAVAILABLE (database routes answer 503 until it is back)")}: {database.Description}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Cache:      {cache.Description}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Static:     {app.Services.GetRequiredService<StaticFiles>().Describe()}");
