@@ -3,7 +3,8 @@
 #
 #   scripts/db.sh [start]           install if missing, create the cluster if missing, start it, load data if missing
 #   scripts/db.sh stop              stop the cluster (fast shutdown: open connections are cut)
-#   scripts/db.sh reset             reload world (fresh random numbers), fortune and their quoted copies to their pristine state
+#   scripts/db.sh reset             reload world (fresh random numbers), fortune and their quoted copies to their pristine state,
+#                                   and HttpArena's items
 #   scripts/db.sh status            show the cluster and its data; exit 0 when up and loaded, 3 otherwise
 #   scripts/db.sh connection-string print the Npgsql connection string for this cluster
 #   scripts/db.sh psql [args]       open psql as benchmarkdbuser on hello_world
@@ -21,6 +22,8 @@ readonly DB_USER=benchmarkdbuser
 readonly DB_PASSWORD=benchmarkdbpass
 readonly SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 readonly DATA_SQL="$SCRIPT_DIR/sql/hello_world.sql"
+readonly ITEMS_SQL="$SCRIPT_DIR/sql/items.sql"
+readonly ITEM_COUNT=100000
 readonly SOCKET_DIR=/var/run/postgresql
 
 # Messages go to stderr so that `connection-string` prints nothing but the string on stdout.
@@ -173,6 +176,21 @@ data_ready() {
     [[ $answer == t ]]
 }
 
+# True when HttpArena's items table is loaded (its async-db route reads it). Checked apart from the TFB tables, so that
+# loading it on a machine provisioned before it existed leaves world and fortune alone.
+items_ready() {
+    local port="$1" answer
+    answer="$(PGPASSWORD="$DB_PASSWORD" PGCONNECT_TIMEOUT=5 psql -X -q -At -h 127.0.0.1 -p "$port" -U "$DB_USER" -d "$DB_NAME" -c \
+        "SELECT to_regclass('items') IS NOT NULL AND (SELECT count(*) FROM items) = $ITEM_COUNT" 2> /dev/null)" || return 1
+    [[ $answer == t ]]
+}
+
+load_items() {
+    local port="$1"
+    say "generating HttpArena's items ($ITEM_COUNT rows)"
+    psql_admin "$port" -d "$DB_NAME" < "$ITEMS_SQL" > /dev/null || die "loading $ITEMS_SQL failed"
+}
+
 provision() {
     local port="$1"
     say "creating role $DB_USER and database $DB_NAME if missing"
@@ -221,6 +239,10 @@ cmd_start() {
         load_data "$port"
         data_ready "$port" || die "the data is still not in place after loading it"
     fi
+    if ! items_ready "$port"; then
+        load_items "$port"
+        items_ready "$port" || die "the items table is still not in place after loading it"
+    fi
     say "ready: $(connection_string)"
 }
 
@@ -247,8 +269,9 @@ cmd_reset() {
     local port
     port="$(cluster_port)"
     load_data "$port"
+    load_items "$port"
     psql_admin "$port" -d "$DB_NAME" -c 'SELECT pg_stat_statements_reset()' > /dev/null
-    say "world and fortune reloaded, pg_stat_statements reset"
+    say "world, fortune and items reloaded, pg_stat_statements reset"
 }
 
 cmd_status() {
@@ -263,8 +286,8 @@ cmd_status() {
     if [[ $3 != online ]]; then
         return 3
     fi
-    if data_ready "$2"; then
-        echo "hello_world: world and fortune loaded, pg_stat_statements present"
+    if data_ready "$2" && items_ready "$2"; then
+        echo "hello_world: world, fortune and items loaded, pg_stat_statements present"
         echo "connection string: $(connection_string)"
     else
         echo "hello_world: not loaded or not reachable as $DB_USER (run: scripts/db.sh start)"
@@ -286,7 +309,7 @@ main() {
         status) cmd_status ;;
         connection-string) connection_string ;;
         psql) cmd_psql "$@" ;;
-        -h | --help | help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
+        -h | --help | help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
         *) die "unknown command '$command' (start, stop, reset, status, connection-string, psql)" ;;
     esac
 }

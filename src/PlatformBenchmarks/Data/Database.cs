@@ -24,6 +24,7 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     private readonly bool _multiplexing;
     private readonly ReusePool<NpgsqlCommand> _worldCommands;
     private readonly ReusePool<NpgsqlCommand> _fortuneCommands;
+    private readonly ReusePool<NpgsqlCommand> _itemCommands;
     private readonly ReusePool<NpgsqlCommand>?[] _updateCommands = new ReusePool<NpgsqlCommand>?[World.MaxPerRequest + 1];
 
     /// <summary>
@@ -46,6 +47,7 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
         _multiplexing = settings.Multiplexing;
         _worldCommands = CreateDataSourceCommands(WorldSql, 1);
         _fortuneCommands = CreateDataSourceCommands(FortuneSql, 0);
+        _itemCommands = CreateDataSourceCommands(ItemsByPriceSql, 3);
         Settings = $"{settings.Host}:{settings.Port}/{settings.Database}, multiplexing {(settings.Multiplexing ? "on" : "off")}, "
             + $"pool {settings.MaxPoolSize}, auto-prepare {settings.MaxAutoPrepare}";
     }

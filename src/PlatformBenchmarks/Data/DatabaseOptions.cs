@@ -13,6 +13,9 @@ namespace PlatformBenchmarks.Data;
 /// <item><c>Database:Multiplexing</c> (true/false): overrides the connection string's <c>Multiplexing</c>; on by default.</item>
 /// <item><c>Database:MaxPoolSize</c>: overrides the connection string's <c>Maximum Pool Size</c>.</item>
 /// <item><c>Database:FailFastMilliseconds</c> (default 1000): how long calls fail immediately after the database proved unreachable.</item>
+/// <item><c>DATABASE_URL</c>: the database as a URL (<see cref="DatabaseUrl"/>), HttpArena's form; instead of <c>ConnectionString</c>, never beside it.</item>
+/// <item><c>DATABASE_MAX_CONN</c>: the most connections the database accepts (HttpArena sets it): the pool's size when
+/// neither <c>Database:MaxPoolSize</c> nor the connection string sets one.</item>
 /// </list>
 /// </summary>
 internal sealed class DatabaseOptions
@@ -47,11 +50,37 @@ internal sealed class DatabaseOptions
 
     public TimeSpan FailFastPeriod => TimeSpan.FromMilliseconds(FailFastMilliseconds);
 
+    /// <summary>The root key <c>DATABASE_URL</c> as given, or null. Internal: the binder leaves it to ServerSettings.</summary>
+    internal string? Url { get; set; }
+
+    /// <summary>Whether <c>ConnectionString</c> was configured rather than left to its default.</summary>
+    internal bool ConnectionStringGiven { get; set; }
+
+    /// <summary>The root key <c>DATABASE_MAX_CONN</c> as given, or null.</summary>
+    internal string? MaxConnections { get; set; }
+
+    /// <summary><c>DATABASE_MAX_CONN</c> as a pool size, when it is one (the validator refuses it otherwise).</summary>
+    internal int? MaxConnectionsValue
+        => int.TryParse(MaxConnections, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out int value) && value is >= 1 and <= 10_000 ? value : null;
+
+    /// <summary>The settings the URL or the connection string gives, before our defaults.</summary>
+    private NpgsqlConnectionStringBuilder GivenSettings()
+    {
+        if (Url is null)
+        {
+            return new NpgsqlConnectionStringBuilder(ConnectionString);
+        }
+
+        return DatabaseUrl.TryParse(Url, out NpgsqlConnectionStringBuilder? settings, out string? error)
+            ? settings
+            : throw new InvalidOperationException($"DATABASE_URL is not a PostgreSQL URL: {error}.");
+    }
+
     /// <summary>The final Npgsql settings: the connection string plus our defaults for every keyword it leaves out.</summary>
     public NpgsqlConnectionStringBuilder CreateConnectionStringBuilder()
     {
-        HashSet<string> given = GivenKeywords(ConnectionString);
-        var builder = new NpgsqlConnectionStringBuilder(ConnectionString);
+        NpgsqlConnectionStringBuilder builder = GivenSettings();
+        HashSet<string> given = GivenKeywords(builder.ConnectionString);
 
         builder.Multiplexing = Multiplexing ?? (given.Contains("MULTIPLEXING") ? builder.Multiplexing : true);
         if (MaxPoolSize is int maxPoolSize)
@@ -61,8 +90,9 @@ internal sealed class DatabaseOptions
         else if (!given.Contains("MAXPOOLSIZE") && !given.Contains("MAXIMUMPOOLSIZE"))
         {
             // Multiplexing shares each connection between many requests, so it needs few; without it a request holds its
-            // connection for its whole round trip and queues for the pool under load.
-            builder.MaxPoolSize = builder.Multiplexing ? DefaultMultiplexingPoolSize : DefaultPooledPoolSize;
+            // connection for its whole round trip and queues for the pool under load. HttpArena says how many the
+            // database takes and asks entries to size their pool from it (its async-database implementation.md).
+            builder.MaxPoolSize = MaxConnectionsValue ?? (builder.Multiplexing ? DefaultMultiplexingPoolSize : DefaultPooledPoolSize);
         }
 
         // Auto-preparation keeps each statement parsed on each connection (prepared statements are encouraged, docs/tfb-rules.md §4.2).
@@ -143,6 +173,21 @@ internal sealed class DatabaseOptionsValidator : IValidateOptions<DatabaseOption
         if (options.FailFastMilliseconds is < 0 or > 60_000)
         {
             failures.Add($"Configuration 'Database:FailFastMilliseconds' must be an integer in 0..60000, not {options.FailFastMilliseconds}.");
+        }
+
+        if (options.Url is not null && !DatabaseUrl.TryParse(options.Url, out _, out string? error))
+        {
+            failures.Add($"Configuration 'DATABASE_URL' is not a PostgreSQL URL (postgres://user:password@host:port/database): {error}.");
+        }
+
+        if (options.Url is not null && options.ConnectionStringGiven)
+        {
+            failures.Add("Configuration 'DATABASE_URL' and 'ConnectionString' both name the database: set only one of them.");
+        }
+
+        if (options.MaxConnections is not null && options.MaxConnectionsValue is null)
+        {
+            failures.Add($"Configuration 'DATABASE_MAX_CONN' must be an integer in 1..10000, not '{options.MaxConnections}'.");
         }
 
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);

@@ -33,7 +33,7 @@ internal readonly struct Router : IHttpApplication
     private readonly WorldCache _cache;
     private readonly HttpArenaRoutes? _arena;
 
-    public Router(Database database, WorldCache cache, HttpArenaRoutes arena)
+    public Router(Database database, WorldCache cache, HttpArenaRoutes? arena = null)
     {
         _database = database;
         _cache = cache;
@@ -73,7 +73,7 @@ internal readonly struct Router : IHttpApplication
         {
             response.WriteMethodNotAllowed(HttpArenaRoutes.AllowedMethods(arenaRoute));
         }
-        else if (Match(request.Path, out _, out _, out _) == Route.None && !IsConformancePath(request.Path))
+        else if (Match(request.Path, out _, out _, out _) == Route.None && !IsConformancePath(request.Path) && !HttpArenaRoutes.IsStaticOrDatabasePath(request.Path))
         {
             response.WriteText(HttpStatus.NotFound, "Not found.\n"u8);
         }
@@ -85,7 +85,7 @@ internal readonly struct Router : IHttpApplication
         return default;
     }
 
-    /// <summary>Off the TFB routes: HttpArena's routes (<see cref="HttpArenaRoutes"/>), the conformance routes (<see cref="ConformanceRoutes"/>), or 404.</summary>
+    /// <summary>Off the TFB routes: the HttpArena routes (<see cref="HttpArenaRoutes"/>), the conformance routes (<see cref="ConformanceRoutes"/>), or 404.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private ValueTask AnswerOtherPath(HttpRequest request, HttpResponse response)
     {
@@ -93,6 +93,11 @@ internal readonly struct Router : IHttpApplication
         if (HttpArenaRoutes.Match(path) is var arenaRoute and not HttpArenaRoutes.Route.None)
         {
             return Arena.Answer(arenaRoute, request, response);
+        }
+
+        if (HttpArenaRoutes.IsStaticOrDatabasePath(path))
+        {
+            return HttpArenaRoutes.AnswerStaticOrDatabase(request, response, Arena.Files, _database);
         }
 
         if (!IsConformancePath(path))

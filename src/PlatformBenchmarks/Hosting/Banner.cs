@@ -6,6 +6,7 @@ using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.Extensions.Options;
 using PlatformBenchmarks.Endpoints;
+using PlatformBenchmarks.Endpoints.HttpArena;
 using PlatformBenchmarks.Transport;
 
 namespace PlatformBenchmarks.Hosting;
@@ -30,10 +31,11 @@ internal static class Banner
             : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  {choice.Kind.ToString().ToLowerInvariant()} ({choice.Reason}), {app.Services.GetRequiredService<IOptions<Transport.TransportOptions>>().Value.EffectiveThreadCount} loop threads"));
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Sockets:    completions {Hosting.SocketCompletions.Description}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Listening:  {string.Join(", ", addresses)}");
-        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Routes:     {string.Join(" ", Router.Table.SelectMany(entry => entry.Forms()).Concat(Endpoints.HttpArena.HttpArenaRoutes.Forms))}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Routes:     {string.Join(" ", Router.Table.SelectMany(entry => entry.Forms()).Concat(HttpArenaRoutes.Forms).Concat(HttpArenaRoutes.StaticAndDatabaseForms))}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Database:   {(database.IsAvailable ? "available" : "UNAVAILABLE (database routes answer 503 until it is back)")}: {database.Description}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Cache:      {cache.Description}");
-        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Dataset:    {app.Services.GetRequiredService<Endpoints.HttpArena.HttpArenaRoutes>().Dataset.Description}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Dataset:    {app.Services.GetRequiredService<HttpArenaRoutes>().Dataset.Description}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Static:     {app.Services.GetRequiredService<StaticFiles>().Describe()}");
         Console.Out.Write(text.ToString());
         Console.Out.Flush();
     }

@@ -93,12 +93,14 @@ internal static class Program
             services.GetRequiredService<IOptions<DatabaseOptions>>().Value, services.GetRequiredService<TimeProvider>(), services.GetRequiredService<ILoggerFactory>().CreateLogger(Database.LogCategory)));
         builder.Services.AddSingleton(services => new WorldCache(
             services.GetRequiredService<Database>(), services.GetRequiredService<TimeProvider>()));
+        builder.Services.AddSingleton(services => new StaticFiles(
+            services.GetRequiredService<IOptions<HttpArenaOptions>>().Value.StaticPath, services.GetRequiredService<TimeProvider>()));
 
         // Read once, at start-up: a dataset that cannot be read leaves /json/{count} answering 503, and the banner says why.
         builder.Services.AddSingleton(services =>
         {
             HttpArenaOptions arena = services.GetRequiredService<IOptions<HttpArenaOptions>>().Value;
-            return new HttpArenaRoutes(Dataset.Load(arena.DatasetPath), arena.MaxUploadSize);
+            return new HttpArenaRoutes(Dataset.Load(arena.DatasetPath), arena.MaxUploadSize, services.GetRequiredService<StaticFiles>());
         });
 
         builder.WebHost.ConfigureKestrel(options =>

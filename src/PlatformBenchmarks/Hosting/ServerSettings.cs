@@ -34,7 +34,12 @@ internal static partial class ServerSettings
                 if (configuration["ConnectionString"] is { } connectionString && !string.IsNullOrWhiteSpace(connectionString))
                 {
                     options.ConnectionString = connectionString;
+                    options.ConnectionStringGiven = true;
                 }
+
+                // HttpArena's names for the database and the connections it takes (its add-framework docs); empty means unset.
+                options.Url = configuration["DATABASE_URL"] is { Length: > 0 } url ? url : null;
+                options.MaxConnections = configuration["DATABASE_MAX_CONN"] is { Length: > 0 } maxConnections ? maxConnections : null;
             })
             .ValidateOnStart();
         services.AddSingleton<IValidateOptions<DatabaseOptions>, DatabaseOptionsValidator>();

@@ -61,11 +61,14 @@ internal static class SettingsCatalog
             new("Http:LingerTimeout", Text(http.LingerTimeout), "how long a closing connection reads and drops input after the client went silent"),
             new("Http:MaxLingerTime", Text(http.MaxLingerTime), "the longest a closing connection is kept reading"),
             new("ConnectionString", database.ConnectionString, "the Npgsql connection string"),
+            new("DATABASE_URL", "(none)", "the database as a URL, postgres://user:password@host:port/database (HttpArena's form), instead of ConnectionString"),
+            new("DATABASE_MAX_CONN", "(none)", "the most connections the database takes: the pool's size unless Database:MaxPoolSize or the connection string sets one"),
             new("Database:Multiplexing", Text(true), "Npgsql multiplexing (false: plain pooling)"),
             new("Database:MaxPoolSize", $"{Text(DatabaseOptions.DefaultMultiplexingPoolSize)} ({Text(DatabaseOptions.DefaultPooledPoolSize)} without multiplexing)", "physical connections"),
             new("Database:FailFastMilliseconds", Text(database.FailFastMilliseconds), "how long database calls fail at once (503) after it proved unreachable"),
             new("HttpArena:DatasetPath", arena.DatasetPath, "the dataset /json/{count} serves, read at start-up (503 while it cannot be read)"),
             new("HttpArena:MaxUploadSize", Text(arena.MaxUploadSize), "largest body POST /upload takes, in place of Http:MaxRequestBodySize (413 beyond)"),
+            new("HttpArena:StaticPath", arena.StaticPath, "the directory GET /static/{file} serves (an absolute path; missing: every file is a 404)"),
             new("Logging:LogLevel:Default", "Warning", "console log level (any key under Logging is the host's)"),
         ];
     }

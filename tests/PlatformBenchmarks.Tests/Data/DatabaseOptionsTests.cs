@@ -10,7 +10,7 @@ namespace PlatformBenchmarks.Tests.Data;
 public class DatabaseOptionsTests
 {
     /// <summary>The options the server would run with for these settings, bound and validated as the host does.</summary>
-    private static DatabaseOptions FromSettings(params (string Key, string Value)[] settings)
+    internal static DatabaseOptions FromSettings(params (string Key, string Value)[] settings)
     {
         IConfiguration configuration = new ConfigurationBuilder()
             .AddInMemoryCollection(settings.Select(setting => new KeyValuePair<string, string?>(setting.Key, setting.Value)))

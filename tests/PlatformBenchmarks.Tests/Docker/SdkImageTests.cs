@@ -23,7 +23,7 @@ public class SdkImageTests
         string version = global.RootElement.GetProperty("sdk").GetProperty("version").GetString()!;
 
         Assert.All(Dockerfile.Images(path).Where(IsSdk), image => Assert.Equal($"mcr.microsoft.com/dotnet/sdk:{version}", image));
-        Assert.Contains("global.json", Dockerfile.ContextSources(path));
+        Assert.Contains(Dockerfile.ContextSources(path), source => source == "global.json" || source.EndsWith("/global.json", StringComparison.Ordinal));
     }
 
     /// <summary>Every dockerfile under docker/ with an SDK stage, relative to docker/.</summary>

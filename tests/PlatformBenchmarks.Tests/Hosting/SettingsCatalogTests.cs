@@ -1,6 +1,7 @@
 using System.Reflection;
 using System.Text.RegularExpressions;
 using PlatformBenchmarks.Data;
+using PlatformBenchmarks.Endpoints.HttpArena;
 using PlatformBenchmarks.Hosting;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Tests.Support;
@@ -19,7 +20,7 @@ public partial class SettingsCatalogTests
         { "Http", [typeof(HttpLimits)] },
         { "Transport", [typeof(TransportOptions), typeof(TransportSettings)] },
         { "Database", [typeof(DatabaseOptions)] },
-        { "HttpArena", [typeof(PlatformBenchmarks.Endpoints.HttpArena.HttpArenaOptions)] },
+        { "HttpArena", [typeof(HttpArenaOptions)] },
     };
 
     [Theory]

@@ -2,9 +2,16 @@ using Microsoft.Extensions.Options;
 
 namespace PlatformBenchmarks.Endpoints.HttpArena;
 
-/// <summary>The settings of HttpArena's routes, bound from the <c>HttpArena</c> section and checked at start-up by <see cref="HttpArenaOptionsValidator"/>.</summary>
+/// <summary>
+/// The settings of HttpArena's routes, bound from the <c>HttpArena</c> section and checked at start-up by
+/// <see cref="HttpArenaOptionsValidator"/>. The defaults are where the venue mounts its files in the container (HttpArena's
+/// add-framework/directory-structure.md).
+/// </summary>
 internal sealed class HttpArenaOptions
 {
+    /// <summary>Where the venue mounts its static files.</summary>
+    public const string DefaultStaticPath = "/data/static";
+
     /// <summary>Where the venue mounts its dataset in the container.</summary>
     public const string DefaultDatasetPath = "/data/dataset.json";
 
@@ -19,6 +26,9 @@ internal sealed class HttpArenaOptions
 
     /// <summary>The largest body <c>POST /upload</c> takes (413 beyond), in place of <c>Http:MaxRequestBodySize</c>.</summary>
     public long MaxUploadSize { get; set; } = DefaultMaxUploadSize;
+
+    /// <summary>The directory <c>GET /static/{file}</c> serves. It may be missing: every file is then a 404.</summary>
+    public string StaticPath { get; set; } = DefaultStaticPath;
 }
 
 /// <summary>Refuses settings the routes cannot work with, naming the key.</summary>
@@ -36,6 +46,12 @@ internal sealed class HttpArenaOptionsValidator : IValidateOptions<HttpArenaOpti
         if (options.MaxUploadSize < 0)
         {
             failures.Add($"Configuration 'HttpArena:MaxUploadSize' must be in 0..{long.MaxValue}, not {options.MaxUploadSize}.");
+        }
+
+        // An absolute path only: a relative one would depend on the directory the server was started from.
+        if (string.IsNullOrWhiteSpace(options.StaticPath) || options.StaticPath.Contains('\0', StringComparison.Ordinal) || !Path.IsPathFullyQualified(options.StaticPath))
+        {
+            failures.Add($"Configuration 'HttpArena:StaticPath' must be an absolute directory path, not '{options.StaticPath}'.");
         }
 
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);

@@ -6,14 +6,16 @@ namespace PlatformBenchmarks.Endpoints.HttpArena;
 /// The routes of HttpArena's HTTP/1.1 profiles (baseline, pipelined, json, json-compressed, upload), reached through
 /// <see cref="Router"/> off the TFB routes: a path none of those match comes here before it is a 404. Each route answers
 /// the methods the venue sends to it, and HEAD where GET is one of them; any other method gets 405 with the route's own
-/// Allow. One instance serves every connection: it holds the dataset, read once at start-up.
+/// Allow. One instance serves every connection: it holds the dataset, read once at start-up, and the static files. The
+/// static and async-db routes are in HttpArenaRoutes.Dispatch.cs.
 /// </summary>
-internal sealed class HttpArenaRoutes
+internal sealed partial class HttpArenaRoutes
 {
-    public HttpArenaRoutes(Dataset dataset, long maxUploadSize)
+    public HttpArenaRoutes(Dataset dataset, long maxUploadSize, StaticFiles? files = null)
     {
         Dataset = dataset;
         MaxUploadSize = maxUploadSize;
+        Files = files;
     }
 
     /// <summary>Routes without a dataset, as a router built without settings (a test's <c>default</c>) has.</summary>
@@ -23,6 +25,9 @@ internal sealed class HttpArenaRoutes
     public static IReadOnlyList<string> Forms { get; } = ["/baseline11?a={a}&b={b}", "/pipeline", "/json/{count}?m={m}", "/upload"];
 
     public Dataset Dataset { get; }
+
+    /// <summary>The directory <c>/static/{file}</c> serves; null when none is configured (every file is then a 404).</summary>
+    public StaticFiles? Files { get; }
 
     /// <summary>The largest body <c>POST /upload</c> takes (<c>HttpArena:MaxUploadSize</c>), in place of <c>Http:MaxRequestBodySize</c>.</summary>
     public long MaxUploadSize { get; }

@@ -5,7 +5,7 @@ namespace PlatformBenchmarks.Endpoints.HttpArena;
 /// <summary>
 /// HttpArena's json and json-compressed profiles: <c>GET /json/{count}?m={multiplier}</c> answers the first count items
 /// of the dataset, each with <c>total = price × quantity × m</c>, serialised per request (<see cref="ItemsJson"/>) and
-/// sent in the content coding the request's Accept-Encoding asks for (<see cref="ContentNegotiation"/>,
+/// sent in the content coding the request's Accept-Encoding asks for (<see cref="AcceptEncoding"/>,
 /// <see cref="ResponseCompression"/>). A count past the dataset's size gives every item, and the answer's
 /// <c>count</c> says how many; a missing or empty m is 1. A count or an m that is not an integer, a negative count, or an
 /// m that would take a total past 64 bits gets 400; a dataset that could not be read, 503.
@@ -49,7 +49,7 @@ internal static class JsonItems
             return;
         }
 
-        ContentCoding coding = ContentNegotiation.Choose(request);
+        ContentCoding coding = AcceptEncoding.Read(request).Choose(brotliAvailable: true, gzipAvailable: true, preferred: ContentCoding.Gzip);
         DatasetItem[] items = dataset.Items;
         ItemsJson.Write(response.StartJson(), items.AsSpan(0, (int)Math.Min(count, items.Length)), multiplier);
         ResponseCompression.Write(response, Json.ContentType, response.BufferedBody, coding);

@@ -18,17 +18,11 @@ internal static class ResponseCompression
     internal const int BrotliWindow = 16;
     internal const int GzipLevel = 6;
 
-    private static ReadOnlySpan<byte> IdentityFields => "Vary: Accept-Encoding\r\n"u8;
-
-    private static ReadOnlySpan<byte> BrotliFields => "Content-Encoding: br\r\nVary: Accept-Encoding\r\n"u8;
-
-    private static ReadOnlySpan<byte> GzipFields => "Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n"u8;
-
     public static void Write(HttpResponse response, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> body, ContentCoding coding)
     {
         if (coding == ContentCoding.Identity)
         {
-            response.Write(HttpStatus.Ok, contentType, body, IdentityFields);
+            response.Write(HttpStatus.Ok, contentType, body, ContentCodingFields.For(ContentCoding.Identity));
             return;
         }
 
@@ -36,7 +30,7 @@ internal static class ResponseCompression
         try
         {
             int length = coding == ContentCoding.Brotli ? Brotli(body, compressed) : Gzip(body, compressed);
-            response.Write(HttpStatus.Ok, contentType, compressed.AsSpan(0, length), coding == ContentCoding.Brotli ? BrotliFields : GzipFields);
+            response.Write(HttpStatus.Ok, contentType, compressed.AsSpan(0, length), ContentCodingFields.For(coding));
         }
         finally
         {

@@ -1,0 +1,58 @@
+using Npgsql;
+
+namespace PlatformBenchmarks.Data;
+
+internal sealed partial class Database
+{
+    // HttpArena's async-database statement as its implementation.md gives it: no ORDER BY, and no index on price.
+    private const string ItemsByPriceSql =
+        "SELECT id, name, category, price, quantity, active, tags, rating_score, rating_count FROM items WHERE price BETWEEN $1 AND $2 LIMIT $3";
+
+    /// <summary>
+    /// Up to <paramref name="limit"/> (1..<see cref="Item.MaxPerRequest"/>) items whose price lies between
+    /// <paramref name="minPrice"/> and <paramref name="maxPrice"/> inclusive, in the order PostgreSQL returns them; one statement.
+    /// </summary>
+    public async ValueTask<List<Item>> LoadItemsByPriceAsync(int minPrice, int maxPrice, int limit)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(limit, Item.MaxPerRequest);
+        bool probe = _breaker.Enter();
+        try
+        {
+            NpgsqlCommand command = _itemCommands.Rent();
+            SetInt(command.Parameters, 0, minPrice);
+            SetInt(command.Parameters, 1, maxPrice);
+            SetInt(command.Parameters, 2, limit);
+            var items = new List<Item>(limit);
+            await using (NpgsqlDataReader reader = await command.ExecuteReaderAsync())
+            {
+                while (await reader.ReadAsync())
+                {
+                    items.Add(new Item(
+                        reader.GetInt32(0),
+                        reader.GetString(1),
+                        reader.GetString(2),
+                        reader.GetInt32(3),
+                        reader.GetInt32(4),
+                        reader.GetBoolean(5),
+                        reader.GetString(6),
+                        reader.GetInt32(7),
+                        reader.GetInt32(8)));
+                }
+            }
+
+            _itemCommands.Return(command);
+            _breaker.Succeeded(probe);
+            return items;
+        }
+        catch (Exception exception)
+        {
+            if (ReportFailure(exception, probe) is { } unavailable)
+            {
+                throw unavailable;
+            }
+
+            throw;
+        }
+    }
+}
