@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Runs HttpArena's own validation (MDA2AV/HttpArena, scripts/validate.sh) against this server, from a local checkout
+# of the venue: this script downloads nothing and needs no Docker daemon.
+#
+#   scripts/httparena-validate.sh HTTPARENA_CHECKOUT [--out DIR]
+#
+# The venue's script builds the entry's image and runs it with `docker`. Here a stand-in `docker` command, first on the
+# PATH of that script only, runs this repository's Release build instead: `docker run` starts the server on port 8080
+# with the venue's mounts turned into settings (/data/dataset.json -> HttpArena:DatasetPath, /data/static ->
+# HttpArena:StaticPath) and its -e variables in the environment; `docker rm -f` stops it. The profiles checked are
+# those docker/httparena/meta.json lists. The checkout is read, never written: the venue's script runs from a scratch
+# folder whose data/ points into it. The report goes to DIR (default scenarios/runs/httparena-validate-<UTC time>/,
+# which git ignores); the exit code is the venue script's.
+set -euo pipefail
+
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+checkout=""
+out=""
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        -h|--help) usage; exit 0 ;;
+        --out) out="${2:?--out needs a value}"; shift 2 ;;
+        -*) echo "httparena-validate.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) if [[ -n $checkout ]]; then echo "httparena-validate.sh: one checkout only (see --help)" >&2; exit 2; fi
+           checkout="$1"; shift ;;
+    esac
+done
+if [[ -z $checkout ]]; then usage >&2; exit 2; fi
+checkout="$(cd "$checkout" && pwd)"
+[[ -f $checkout/scripts/validate.sh && -d $checkout/data ]] \
+    || { echo "httparena-validate.sh: $checkout is not an HttpArena checkout (no scripts/validate.sh or data/)" >&2; exit 2; }
+if (exec 3<> /dev/tcp/127.0.0.1/8080) 2> /dev/null; then
+    echo "httparena-validate.sh: something already listens on port 8080, where the venue's checks connect" >&2
+    exit 2
+fi
+
+out="${out:-$root/scenarios/runs/httparena-validate-$(date -u +%Y%m%dT%H%M%SZ)}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+
+echo "httparena-validate.sh: building the server (Release)" >&2
+dotnet build -c Release "$root/src/PlatformBenchmarks" -v quiet -nologo > "$out/build.log" 2>&1 \
+    || { cat "$out/build.log" >&2; exit 1; }
+server="$root/src/PlatformBenchmarks/bin/Release/net10.0/PlatformBenchmarks"
+
+# The venue's layout, in a scratch folder: its scripts and data, our entry's meta.json, and a build.sh (which the
+# venue's script runs instead of `docker build` when present) that has nothing left to build.
+arena="$out/arena"
+rm -rf "$arena"
+mkdir -p "$arena/frameworks/platformbenchmarks" "$out/bin"
+cp -r "$checkout/scripts" "$arena/scripts"
+ln -s "$checkout/data" "$arena/data"
+[[ -d $checkout/certs ]] && ln -s "$checkout/certs" "$arena/certs"
+cp "$root/docker/httparena/meta.json" "$arena/frameworks/platformbenchmarks/meta.json"
+printf '#!/bin/sh\necho "build.sh: the Release build of this repository stands for the image"\n' > "$arena/frameworks/platformbenchmarks/build.sh"
+chmod +x "$arena/frameworks/platformbenchmarks/build.sh"
+
+cat > "$out/bin/docker" <<'SHIM'
+#!/usr/bin/env bash
+# Stands for `docker` in HttpArena's validate.sh: runs the server build named by PB_SERVER instead of a container.
+set -u
+state="$PB_STATE"
+stop() { [[ -f $state/pid ]] && { kill "$(cat "$state/pid")" 2> /dev/null; sleep 1; rm -f "$state/pid"; }; return 0; }
+case "${1:-}" in
+    rm) stop ;;
+    run)
+        shift
+        settings=() environment=()
+        while [[ $# -gt 1 ]]; do
+            case "$1" in
+                -v) mount="$2"; source="${mount%%:*}"; target="${mount#*:}"; target="${target%%:*}"
+                    case "$target" in
+                        /data/dataset.json) settings+=(--HttpArena:DatasetPath "$source") ;;
+                        /data/static) settings+=(--HttpArena:StaticPath "$source") ;;
+                    esac
+                    shift 2 ;;
+                -e) environment+=("$2"); shift 2 ;;
+                --name|-p|--network|--ulimit|--security-opt|--cpuset-cpus|--memory) shift 2 ;;
+                *) shift ;;
+            esac
+        done
+        stop
+        env "${environment[@]}" "$PB_SERVER" --urls "http://*:8080" "${settings[@]}" >> "$state/server.log" 2>&1 &
+        echo $! > "$state/pid"
+        echo "docker (stand-in): started $PB_SERVER ${settings[*]}" >&2 ;;
+    logs) cat "$state/server.log" ;;
+    *) echo "docker (stand-in): ignored: $*" >&2 ;;
+esac
+SHIM
+chmod +x "$out/bin/docker"
+
+export PB_SERVER="$server" PB_STATE="$out"
+trap '"$out/bin/docker" rm -f httparena-validate-platformbenchmarks' EXIT
+echo "httparena-validate.sh: running the venue's validate.sh for: $(python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))['tests']))" "$arena/frameworks/platformbenchmarks/meta.json")" >&2
+set +e
+(cd "$arena" && PATH="$out/bin:$PATH" bash scripts/validate.sh platformbenchmarks) 2>&1 | tee "$out/validate.txt"
+status=${PIPESTATUS[0]}
+set -e
+echo "httparena-validate.sh: report in $out/validate.txt, server log in $out/server.log" >&2
+exit "$status"
