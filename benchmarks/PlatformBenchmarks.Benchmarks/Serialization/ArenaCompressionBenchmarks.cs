@@ -2,6 +2,10 @@ using System.Buffers;
 using System.IO.Compression;
 using System.Text.Json;
 using BenchmarkDotNet.Attributes;
+using BenchmarkDotNet.Columns;
+using BenchmarkDotNet.Configs;
+using BenchmarkDotNet.Reports;
+using BenchmarkDotNet.Running;
 using PlatformBenchmarks.Benchmarks.Fixtures;
 using PlatformBenchmarks.Endpoints.HttpArena;
 
@@ -10,10 +14,11 @@ namespace PlatformBenchmarks.Benchmarks.Serialization;
 /// <summary>
 /// Compressing HttpArena's json-compressed bodies (the venue's three: 25 items × 4, 40 × 8, 50 × 6, one per call in
 /// turn) at each Brotli quality and window and each gzip level, to choose levels by the venue's score, requests/s ×
-/// (smallest body / our body)². Each setting's mean compressed size is written to the console once at set-up, as
-/// <c>size brotli q5 w16: 1234</c>: the time per call is BenchmarkDotNet's, the bytes per call are these.
+/// (smallest body / our body)². The time per call is BenchmarkDotNet's; the summary's <c>Bytes</c> column is the
+/// setting's mean compressed size, computed by the host from the same bodies.
 /// </summary>
 [MemoryDiagnoser]
+[Config(typeof(SizeConfig))]
 [BenchmarkCategory(Categories.Serialization)]
 public class ArenaCompressionBenchmarks
 {
@@ -42,16 +47,63 @@ public class ArenaCompressionBenchmarks
             _window = int.Parse(parts[2][1..], System.Globalization.CultureInfo.InvariantCulture);
         }
 
-        DatasetItem[] items = ArenaItems.Load().Items;
-        _bodies = [Body(items, 25, 4), Body(items, 40, 8), Body(items, 50, 6)];
+        _bodies = Bodies();
         _destination = new byte[BrotliEncoder.GetMaxCompressedLength(_bodies.Max(body => body.Length)) + 1024];
+    }
+
+    /// <summary>The venue's three bodies, uncompressed.</summary>
+    private static byte[][] Bodies()
+    {
+        DatasetItem[] items = ArenaItems.Load().Items;
+        return [Body(items, 25, 4), Body(items, 40, 8), Body(items, 50, 6)];
+    }
+
+    /// <summary>The mean compressed size of the three bodies at <paramref name="setting"/>.</summary>
+    public static int MeanSize(string setting)
+    {
+        var benchmark = new ArenaCompressionBenchmarks { Setting = setting };
+        benchmark.Setup();
         long total = 0;
-        for (int i = 0; i < _bodies.Length; i++)
+        for (int i = 0; i < benchmark._bodies.Length; i++)
         {
-            total += Compress();
+            total += benchmark.Compress();
         }
 
-        Console.WriteLine($"size {Setting}: {total / _bodies.Length} (identity {_bodies.Sum(body => body.Length) / _bodies.Length})");
+        return (int)(total / benchmark._bodies.Length);
+    }
+
+    private sealed class SizeConfig : ManualConfig
+    {
+        public SizeConfig() => AddColumn(new SizeColumn());
+    }
+
+    /// <summary>The <c>Bytes</c> column: each case's mean compressed size, which the score needs beside the time.</summary>
+    private sealed class SizeColumn : IColumn
+    {
+        public string Id => nameof(SizeColumn);
+
+        public string ColumnName => "Bytes";
+
+        public bool AlwaysShow => true;
+
+        public ColumnCategory Category => ColumnCategory.Custom;
+
+        public int PriorityInCategory => 0;
+
+        public bool IsNumeric => true;
+
+        public UnitType UnitType => UnitType.Size;
+
+        public string Legend => "Mean compressed size of the venue's three bodies, in bytes";
+
+        public bool IsDefault(Summary summary, BenchmarkCase benchmarkCase) => false;
+
+        public bool IsAvailable(Summary summary) => true;
+
+        public string GetValue(Summary summary, BenchmarkCase benchmarkCase) =>
+            MeanSize((string)benchmarkCase.Parameters[nameof(Setting)]).ToString(System.Globalization.CultureInfo.InvariantCulture);
+
+        public string GetValue(Summary summary, BenchmarkCase benchmarkCase, SummaryStyle style) => GetValue(summary, benchmarkCase);
     }
 
     [Benchmark]
