@@ -175,6 +175,20 @@ public class HttpConnectionTests
         Assert.True(await connection.IsClosedAsync());
     }
 
+    [Fact]
+    public async Task AFragmentInTheTargetIsAnswered400WithItsReasonAfterTheRequestBeforeIt()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Get("/ok?a=1") + Get("/path#frag") + Get("/never"));
+
+        Assert.Equal("GET /ok a=1", (await connection.ReadAsync())!.BodyText);
+        RawResponse bad = (await connection.ReadAsync())!;
+        Assert.Equal(400, bad.Status);
+        Assert.Equal("close", bad.Header("Connection"));
+        Assert.Equal("A fragment ('#') is not part of a request target.\n", bad.BodyText);
+        Assert.True(await connection.IsClosedAsync());
+    }
+
     [Theory]
     [InlineData("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400)]
     [InlineData("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcd\r\n", 400)]
