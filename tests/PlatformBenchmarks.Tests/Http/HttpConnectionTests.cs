@@ -194,6 +194,7 @@ public class HttpConnectionTests
     [InlineData("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcd\r\n", 400)]
     [InlineData("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n100001\r\n", 413)]
     [InlineData("POST /p HTTP/1.1\r\nHost: t\r\nContent-Length: 2000000\r\n\r\n", 413)]
+    [InlineData("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 999999999\r\n\r\n", 413)] // Http11Probe's MAL-POST-CL-HUGE-NO-BODY
     [InlineData("GET /p HTTP/3.0\r\nHost: t\r\n\r\n", 505)]
     public async Task InvalidBodyOrVersionGetsItsStatusAndCloses(string request, int status)
     {
