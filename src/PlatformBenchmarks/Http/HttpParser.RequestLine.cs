@@ -20,9 +20,12 @@ internal sealed partial class HttpParser
     {
         if (data.Length > 4 && BinaryPrimitives.ReadUInt32LittleEndian(data) == GetSpace)
         {
-            // The target is visible ASCII (RFC 3986 §2) and ends at the first byte that is not, a space if well formed.
+            // The target is visible ASCII (RFC 3986 §2) without '#' (a fragment is never sent, RFC 9110 §7.1), so the
+            // scan stops at the first byte of neither, a space if well formed. It scans from '$' (0x24) on, one range
+            // compare as before: a '#', and the rare '!' or '"' too, end it early and send the line to the exact path
+            // (docs/decisions/0002-fragment-in-target.md).
             const int TargetStart = 4;
-            int targetLength = data.Slice(TargetStart).IndexOfAnyExceptInRange((byte)0x21, (byte)0x7E);
+            int targetLength = data.Slice(TargetStart).IndexOfAnyExceptInRange((byte)'$', (byte)0x7E);
             int versionStart = TargetStart + targetLength + 1;
             if (targetLength > 0 && data.Length >= versionStart + 10 && data[versionStart - 1] == (byte)' '
                 && versionStart + 8 <= _limits.MaxRequestLineSize
@@ -103,6 +106,13 @@ internal sealed partial class HttpParser
         if (target.ContainsAnyExceptInRange((byte)0x21, (byte)0x7E))
         {
             return RequestRejection.InvalidTarget;
+        }
+
+        // No fragment: no form of request-target has one (RFC 9112 §3.2), a client leaves it out (RFC 9110 §7.1), and
+        // an invalid request-line gets 400 (RFC 9112 §3). Answering for "/path" instead would answer another resource.
+        if (target.Contains((byte)'#'))
+        {
+            return RequestRejection.FragmentInTarget;
         }
 
         RequestRejection rejection = ParseVersion(line.Slice(targetStart + targetLength + 1), ref head);

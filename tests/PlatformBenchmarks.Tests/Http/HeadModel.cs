@@ -15,7 +15,7 @@ namespace PlatformBenchmarks.Tests.Http;
 /// is incomplete.</item>
 /// <item>A first byte that is not a token character is an invalid method.</item>
 /// <item>The request line: too long once more than MaxRequestLineSize + 1 bytes precede its LF (or have arrived without
-/// one); then a bare LF, then method SP target SP version.</item>
+/// one); then a bare LF, then method SP target SP version, a target holding '#' refused after its characters.</item>
 /// <item>Each field line, once its LF is here: the field section's size, then the number of fields, then a bare LF,
 /// obs-fold, a missing colon, the name, the value, then what the field means (Content-Length, Transfer-Encoding).
 /// A field line still arriving is too large once the section has more than MaxRequestHeadersSize + 2 bytes.</item>
@@ -281,6 +281,11 @@ internal static partial class HeadModel
         if (target.Length == 0 || !target.All(c => c is >= '!' and <= '~'))
         {
             return RequestRejection.InvalidTarget;
+        }
+
+        if (target.Contains('#', StringComparison.Ordinal))
+        {
+            return RequestRejection.FragmentInTarget;
         }
 
         string version = text[(targetEnd + 1)..];

@@ -175,11 +175,26 @@ public class HttpConnectionTests
         Assert.True(await connection.IsClosedAsync());
     }
 
+    [Fact]
+    public async Task AFragmentInTheTargetIsAnswered400WithItsReasonAfterTheRequestBeforeIt()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Get("/ok?a=1") + Get("/path#frag") + Get("/never"));
+
+        Assert.Equal("GET /ok a=1", (await connection.ReadAsync())!.BodyText);
+        RawResponse bad = (await connection.ReadAsync())!;
+        Assert.Equal(400, bad.Status);
+        Assert.Equal("close", bad.Header("Connection"));
+        Assert.Equal("A fragment ('#') is not part of a request target.\n", bad.BodyText);
+        Assert.True(await connection.IsClosedAsync());
+    }
+
     [Theory]
     [InlineData("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400)]
     [InlineData("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcd\r\n", 400)]
     [InlineData("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n100001\r\n", 413)]
     [InlineData("POST /p HTTP/1.1\r\nHost: t\r\nContent-Length: 2000000\r\n\r\n", 413)]
+    [InlineData("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 999999999\r\n\r\n", 413)] // Http11Probe's MAL-POST-CL-HUGE-NO-BODY
     [InlineData("GET /p HTTP/3.0\r\nHost: t\r\n\r\n", 505)]
     public async Task InvalidBodyOrVersionGetsItsStatusAndCloses(string request, int status)
     {

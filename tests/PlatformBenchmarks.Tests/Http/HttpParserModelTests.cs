@@ -37,6 +37,12 @@ public class HttpParserModelTests
         "GET / HTTPS/1.1\r\nHost: x\r\n\r\n",
         "GET  / HTTP/1.1\r\nHost: x\r\n\r\n",
         "GET /\u00e9 HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET /a#b HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET /a?b#c HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET /#\u0001 HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET /a# HTTP/2.0\r\nHost: x\r\n\r\n",
+        "POST /p#f HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET /!a\"b HTTP/1.1\r\nHost: x\r\n\r\n",
         "GET / HTTP/1.1\nHost: x\r\n\r\n",
         "G@T / HTTP/1.1\r\nHost: x\r\n\r\n",
         "\u0016\u0003\u0001\u0002\u0000GET",
@@ -130,7 +136,8 @@ public class HttpParserModelTests
         [
             "GET / HTTP/1.1", "GET /plaintext HTTP/1.1", "POST /p?q=1 HTTP/1.0", "GET  / HTTP/1.1", "GET / HTTP/1.1 ", "G\u00e9T / HTTP/1.1",
             "GET /\u0001 HTTP/1.1", "OPTIONS * HTTP/1.1", "GET * HTTP/1.1", "GET http://h HTTP/1.1", "GET h HTTP/1.1", "GET / HTTP/2.0",
-            "GET / http/1.1", "GET /", "GET", " GET / HTTP/1.1", "PATCH /x HTTP/1.1",
+            "GET / http/1.1", "GET /", "GET", " GET / HTTP/1.1", "PATCH /x HTTP/1.1", "GET /#f HTTP/1.1", "GET /q?a#f HTTP/1.1",
+            "GET /%23 HTTP/1.1", "GET /!\"$ HTTP/1.1", "OPTIONS #*# HTTP/1.1",
         ];
         string[] fields =
         [
