@@ -23,7 +23,7 @@ internal sealed partial class HttpParser
             // The target is visible ASCII (RFC 3986 §2) without '#' (a fragment is never sent, RFC 9110 §7.1), so the
             // scan stops at the first byte of neither, a space if well formed. It scans from '$' (0x24) on, one range
             // compare as before: a '#', and the rare '!' or '"' too, end it early and send the line to the exact path
-            // (docs/decisions/0002-fragment-in-target.md).
+            // (docs/decisions/0005-fragment-in-target.md).
             const int TargetStart = 4;
             int targetLength = data.Slice(TargetStart).IndexOfAnyExceptInRange((byte)'$', (byte)0x7E);
             int versionStart = TargetStart + targetLength + 1;
