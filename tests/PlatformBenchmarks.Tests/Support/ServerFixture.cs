@@ -32,7 +32,11 @@ public class ServerFixture : IAsyncLifetime
 
     public async Task InitializeAsync()
     {
-        _app = Program.BuildApplication(["--urls", "http://127.0.0.1:0", "--ConnectionString", Data.TestDatabase.ConnectionString, .. Settings], Time);
+        // The host's lifetime lines (listening, started, stopping) would land in the test output between the tests' own
+        // lines, once per fixture; warnings and errors still show.
+        _app = Program.BuildApplication(
+            ["--urls", "http://127.0.0.1:0", "--ConnectionString", Data.TestDatabase.ConnectionString, "--Logging:LogLevel:Microsoft.Hosting.Lifetime", "Warning", .. Settings],
+            Time);
         await _app.StartAsync();
         string address = _app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.Single();
         Port = new Uri(address).Port;
