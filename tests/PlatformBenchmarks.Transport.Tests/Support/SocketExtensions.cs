@@ -15,6 +15,25 @@ internal static class SocketExtensions
         }
     }
 
+    /// <summary>
+    /// Sends one byte to a peer that has reset the connection, so that the reset reaches this side. The reset alone may
+    /// never arrive: when bytes sent before it were dropped by a small receive buffer, its sequence number is in the
+    /// window but not the next expected, and the client answers it with a challenge ACK that the kernel rate-limits
+    /// (RFC 5961 §3.2), so it may be skipped. A byte sent now meets no socket on the server and is answered by a reset
+    /// the client takes.
+    /// </summary>
+    public static async Task NudgeAsync(this Socket socket)
+    {
+        try
+        {
+            _ = await socket.SendAsync("x"u8.ToArray(), SocketFlags.None).WaitAsync(Patience);
+        }
+        catch (SocketException)
+        {
+            // The reset came first.
+        }
+    }
+
     /// <summary>Reads exactly <paramref name="count"/> bytes (fewer only if the peer ends the stream first).</summary>
     public static async Task<byte[]> ReceiveExactlyAsync(this Socket socket, int count)
     {
