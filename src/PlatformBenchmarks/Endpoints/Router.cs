@@ -73,7 +73,7 @@ internal readonly struct Router : IHttpApplication
         {
             response.WriteMethodNotAllowed(HttpArenaRoutes.AllowedMethods(arenaRoute));
         }
-        else if (Match(request.Path, out _, out _, out _) == Route.None && !IsConformancePath(request.Path) && !HttpArenaRoutes.IsStaticOrDatabasePath(request.Path))
+        else if (Match(request.Path, out _, out _, out _) == Route.None && !IsConformancePath(request.Path))
         {
             response.WriteText(HttpStatus.NotFound, "Not found.\n"u8);
         }
@@ -92,12 +92,7 @@ internal readonly struct Router : IHttpApplication
         ReadOnlySpan<byte> path = request.Path;
         if (HttpArenaRoutes.Match(path) is var arenaRoute and not HttpArenaRoutes.Route.None)
         {
-            return Arena.Answer(arenaRoute, request, response);
-        }
-
-        if (HttpArenaRoutes.IsStaticOrDatabasePath(path))
-        {
-            return HttpArenaRoutes.AnswerStaticOrDatabase(request, response, Arena.Files, _database);
+            return Arena.Answer(arenaRoute, request, response, _database);
         }
 
         if (!IsConformancePath(path))

@@ -13,6 +13,8 @@ internal sealed partial class HttpArenaRoutes
 {
     public static ReadOnlySpan<byte> StaticPrefix => "/static/"u8;
 
+    public static ReadOnlySpan<byte> AsyncDbPath => "/async-db"u8;
+
     private static ReadOnlySpan<byte> NotFound => "Not found.\n"u8;
 
     /// <summary>The static route for a GET or HEAD whose path starts with <see cref="StaticPrefix"/>.</summary>

@@ -1,13 +1,13 @@
+using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
 
 namespace PlatformBenchmarks.Endpoints.HttpArena;
 
 /// <summary>
-/// The routes of HttpArena's HTTP/1.1 profiles (baseline, pipelined, json, json-compressed, upload), reached through
+/// The routes of HttpArena's HTTP/1.1 profiles (baseline, pipelined, json, json-compressed, upload, static, async-db), reached through
 /// <see cref="Router"/> off the TFB routes: a path none of those match comes here before it is a 404. Each route answers
 /// the methods the venue sends to it, and HEAD where GET is one of them; any other method gets 405 with the route's own
-/// Allow. One instance serves every connection: it holds the dataset, read once at start-up, and the static files. The
-/// static and async-db routes are in HttpArenaRoutes.Dispatch.cs.
+/// Allow. One instance serves every connection: it holds the dataset, read once at start-up, and the static files.
 /// </summary>
 internal sealed partial class HttpArenaRoutes
 {
@@ -23,6 +23,9 @@ internal sealed partial class HttpArenaRoutes
 
     /// <summary>The routes as the start-up banner lists them.</summary>
     public static IReadOnlyList<string> Forms { get; } = ["/baseline11?a={a}&b={b}", "/pipeline", "/json/{count}?m={m}", "/upload"];
+
+    /// <summary>The routes that answer from the static directory or the database, as the banner lists them after <see cref="Forms"/>.</summary>
+    public static IReadOnlyList<string> StaticAndDatabaseForms { get; } = ["/static/{file}", "/async-db?min={min}&max={max}&limit={limit}"];
 
     public Dataset Dataset { get; }
 
@@ -43,6 +46,8 @@ internal sealed partial class HttpArenaRoutes
         Pipeline,
         Json,
         Upload,
+        Static,
+        AsyncDb,
     }
 
     public static Route Match(ReadOnlySpan<byte> path)
@@ -67,7 +72,12 @@ internal sealed partial class HttpArenaRoutes
             return Route.Upload;
         }
 
-        return Route.None;
+        if (path.StartsWith(StaticPrefix) && path.Length > StaticPrefix.Length)
+        {
+            return Route.Static;
+        }
+
+        return path.SequenceEqual(AsyncDbPath) ? Route.AsyncDb : Route.None;
     }
 
     /// <summary>The methods <paramref name="route"/> answers, as its 405 names them in Allow (RFC 9110 §15.5.6).</summary>
@@ -82,8 +92,8 @@ internal sealed partial class HttpArenaRoutes
 
     private static ReadOnlySpan<byte> Ok => "ok"u8;
 
-    /// <summary>Answers a request whose path <see cref="Match"/> gave <paramref name="route"/>.</summary>
-    public ValueTask Answer(Route route, HttpRequest request, HttpResponse response)
+    /// <summary>Answers a request whose path <see cref="Match"/> gave <paramref name="route"/>; <paramref name="database"/> serves async-db.</summary>
+    public ValueTask Answer(Route route, HttpRequest request, HttpResponse response, Database? database)
     {
         HttpMethod method = request.Method;
         bool read = method is HttpMethod.Get or HttpMethod.Head;
@@ -99,6 +109,10 @@ internal sealed partial class HttpArenaRoutes
                 return default;
             case Route.Upload when method == HttpMethod.Post:
                 return Upload.CountAsync(request.Body, response);
+            case Route.Static when read:
+                return Static(request, response, Files);
+            case Route.AsyncDb when read:
+                return AsyncDatabase.Handle(request, response, database);
             default:
                 response.WriteMethodNotAllowed(AllowedMethods(route));
                 return default;
