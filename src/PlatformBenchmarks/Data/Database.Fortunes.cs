@@ -8,7 +8,10 @@ internal sealed partial class Database
     /// Every row of the fortune table, unsorted. The caller adds the request-time fortune and sorts
     /// (<see cref="Fortune.AddAdditionalAndSort"/>).
     /// </summary>
-    public async ValueTask<List<Fortune>> LoadFortunesAsync()
+    public ValueTask<List<Fortune>> LoadFortunesAsync()
+        => Lane() is { } lane ? lane.LoadFortunesAsync() : LoadFortunesPooledAsync();
+
+    private async ValueTask<List<Fortune>> LoadFortunesPooledAsync()
     {
         bool probe = _breaker.Enter();
         try

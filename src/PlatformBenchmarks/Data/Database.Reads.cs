@@ -12,18 +12,34 @@ internal sealed partial class Database
     /// <paramref name="count"/> random rows (1..500), each read by its own statement (docs/tfb-rules.md §4.3): no <c>IN (…)</c>,
     /// no multi-statement text, no transaction around them.
     /// </summary>
-    public async ValueTask<World[]> LoadWorldsAsync(int count)
+    public ValueTask<World[]> LoadWorldsAsync(int count)
     {
         ValidateCount(count);
+        if (Lane() is { } lane)
+        {
+            return lane.LoadWorldsAsync(RandomWorlds(count));
+        }
+
+        return LoadWorldsPooledAsync(count);
+    }
+
+    private static World[] RandomWorlds(int count)
+    {
+        var worlds = new World[count];
+        for (int i = 0; i < worlds.Length; i++)
+        {
+            worlds[i] = new World(World.RandomId(), 0);
+        }
+
+        return worlds;
+    }
+
+    private async ValueTask<World[]> LoadWorldsPooledAsync(int count)
+    {
         bool probe = _breaker.Enter();
         try
         {
-            var worlds = new World[count];
-            for (int i = 0; i < worlds.Length; i++)
-            {
-                worlds[i] = new World(World.RandomId(), 0);
-            }
-
+            World[] worlds = RandomWorlds(count);
             await ReadWorldsAsync(worlds);
             _breaker.Succeeded(probe);
             return worlds;
@@ -40,7 +56,10 @@ internal sealed partial class Database
     }
 
     /// <summary>One row by id: the db test's read, and the read-through of <see cref="WorldCache"/>.</summary>
-    internal async ValueTask<World> LoadWorldAsync(int id)
+    internal ValueTask<World> LoadWorldAsync(int id)
+        => Lane() is { } lane ? lane.LoadWorldAsync(id) : LoadWorldPooledAsync(id);
+
+    private async ValueTask<World> LoadWorldPooledAsync(int id)
     {
         bool probe = _breaker.Enter();
         try
@@ -193,6 +212,6 @@ internal sealed partial class Database
         }
     }
 
-    private static InvalidOperationException MissingWorld(int id)
+    internal static InvalidOperationException MissingWorld(int id)
         => new($"The world table has no row {id}: is the database loaded? (scripts/db.sh start)");
 }

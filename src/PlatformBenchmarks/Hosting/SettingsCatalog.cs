@@ -65,6 +65,7 @@ internal static class SettingsCatalog
             new("DATABASE_MAX_CONN", "(none)", "the most connections the database takes: the pool's size unless Database:MaxPoolSize or the connection string sets one"),
             new("Database:Multiplexing", Text(true), "Npgsql multiplexing (false: plain pooling)"),
             new("Database:MaxPoolSize", $"{Text(DatabaseOptions.DefaultMultiplexingPoolSize)} ({Text(DatabaseOptions.DefaultPooledPoolSize)} without multiplexing)", "physical connections"),
+            new("Database:LoopConnections", Text(database.LoopConnections), "IoUring, Epoll: connections each loop owns to send its reads as one batch per turn (0: all through the pool)"),
             new("Database:FailFastMilliseconds", Text(database.FailFastMilliseconds), "how long database calls fail at once (503) after it proved unreachable"),
             new("HttpArena:DatasetPath", arena.DatasetPath, "the dataset /json/{count} serves, read at start-up (503 while it cannot be read)"),
             new("HttpArena:MaxUploadSize", Text(arena.MaxUploadSize), "largest body POST /upload takes, in place of Http:MaxRequestBodySize (413 beyond)"),
