@@ -15,11 +15,8 @@ internal sealed partial class Database
     public ValueTask<World[]> LoadWorldsAsync(int count)
     {
         ValidateCount(count);
-        if (Lane() is { } lane)
-        {
-            return lane.LoadWorldsAsync(RandomWorlds(count));
-        }
-
+        // Not through the loop's lane: PostgreSQL answers each statement on its own, and a lane's batch of many rows per
+        // request was woken once per row (docs/decisions/0006-database-batches-per-loop.md).
         return LoadWorldsPooledAsync(count);
     }
 

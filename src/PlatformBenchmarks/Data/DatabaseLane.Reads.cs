@@ -7,7 +7,6 @@ namespace PlatformBenchmarks.Data;
 internal sealed partial class DatabaseLane
 {
     private readonly Stack<WorldRead> _freeWorldReads = new();
-    private readonly Stack<WorldsRead> _freeWorldsReads = new();
     private readonly Stack<FortunesRead> _freeFortunesReads = new();
 
     /// <summary>One row by id (the db test's read), in the loop's next batch.</summary>
@@ -17,15 +16,6 @@ internal sealed partial class DatabaseLane
         read.Start(id);
         Enqueue(read);
         return new ValueTask<World>(read, read.Version);
-    }
-
-    /// <summary>Fills <paramref name="worlds"/> with the rows of their ids, one statement each, in the loop's next batch.</summary>
-    public ValueTask<World[]> LoadWorldsAsync(World[] worlds)
-    {
-        WorldsRead read = _freeWorldsReads.TryPop(out WorldsRead? free) ? free : new WorldsRead(this);
-        read.Start(worlds);
-        Enqueue(read);
-        return new ValueTask<World[]>(read, read.Version);
     }
 
     /// <summary>Every fortune row, unsorted, in the loop's next batch.</summary>
@@ -145,43 +135,6 @@ internal sealed partial class DatabaseLane
         protected override void Clear() => _world = default;
 
         protected override void Return() => Lane._freeWorldReads.Push(this);
-    }
-
-    private sealed class WorldsRead(DatabaseLane lane) : LaneRead<World[]>(lane)
-    {
-        private World[] _worlds = [];
-
-        public override int StatementCount => _worlds.Length;
-
-        protected override World[] Result => _worlds;
-
-        public void Start(World[] worlds) => _worlds = worlds;
-
-        public override void AddStatements(LaneConnection connection, NpgsqlBatchCommandCollection batch)
-        {
-            foreach (World world in _worlds)
-            {
-                batch.Add(connection.NextWorldStatement(world.Id));
-            }
-        }
-
-        [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-        public override async ValueTask ReadResultAsync(NpgsqlDataReader reader, int statement)
-        {
-            int id = _worlds[statement].Id;
-            if (await reader.ReadAsync())
-            {
-                _worlds[statement] = new World(reader.GetInt32(0), reader.GetInt32(1));
-            }
-            else
-            {
-                RecordFailure(Database.MissingWorld(id));
-            }
-        }
-
-        protected override void Clear() => _worlds = [];
-
-        protected override void Return() => Lane._freeWorldsReads.Push(this);
     }
 
     private sealed class FortunesRead(DatabaseLane lane) : LaneRead<List<Fortune>>(lane)

@@ -1,9 +1,10 @@
+using System.Runtime.CompilerServices;
 using Npgsql;
 
 namespace PlatformBenchmarks.Data;
 
 /// <summary>
-/// The reads of one transport loop, written once per loop turn as one batch on connections the loop owns, and read
+/// The single-statement reads of one transport loop (/db, /fortunes, a cache miss), written once per loop turn as one batch on connections the loop owns, and read
 /// back on the loop that sends the responses. Only the loop's own thread touches it, so it takes no lock.
 /// </summary>
 /// <remarks>
@@ -20,7 +21,7 @@ namespace PlatformBenchmarks.Data;
 /// </remarks>
 internal sealed partial class DatabaseLane
 {
-    /// <summary>The most statements one batch carries: a /queries request's 500 must fit in one.</summary>
+    /// <summary>The most statements one batch carries.</summary>
     internal const int MaxStatements = 512;
 
     [ThreadStatic]
@@ -169,61 +170,82 @@ internal sealed partial class DatabaseLane
     }
 
     /// <summary>
-    /// Sends one connection's batch and completes its reads from the reply. Never throws: a failure completes every read
-    /// not yet completed with it, and the connection is dropped (the next batch opens another).
+    /// Sends one connection's batch from the loop, reads the whole reply on whichever thread receives it, then comes back
+    /// to the loop once to complete the batch's reads. Never throws: a failure completes every read whose rows were not
+    /// all in with it, and the connection is dropped (the next batch opens another).
     /// </summary>
+    /// <remarks>
+    /// PostgreSQL sends each statement's result on its own, as it reaches the statement's Sync; coming back to the loop
+    /// for each would wake it once per statement instead of once per batch. While
+    /// the batch is in flight the connection and its reads belong to the batch alone: the loop leaves a busy connection
+    /// be, and the return to the loop orders every write made here before the loop's reads of them.
+    /// </remarks>
     private async Task RunAsync(LaneConnection connection)
     {
-        int completed = 0;
+        int ready = 0;
+        Exception? failure = null;
         try
         {
-            NpgsqlBatch batch = connection.Batch ?? await connection.OpenAsync(_source);
+            NpgsqlBatch batch = connection.Batch ?? await connection.OpenAsync(_source).ConfigureAwait(false);
             connection.Prepare(batch);
-            await using (NpgsqlDataReader reader = await batch.ExecuteReaderAsync())
+            NpgsqlDataReader reader = await batch.ExecuteReaderAsync().ConfigureAwait(false);
+            await using (reader.ConfigureAwait(false))
             {
                 bool first = true;
-                for (; completed < connection.Count; completed++)
+                for (; ready < connection.Count; ready++)
                 {
-                    LaneRead read = connection.Reads[completed];
+                    LaneRead read = connection.Reads[ready];
                     for (int statement = 0; statement < read.StatementCount; statement++)
                     {
-                        if (!first && !await reader.NextResultAsync())
+                        if (!first && !await reader.NextResultAsync().ConfigureAwait(false))
                         {
                             throw new InvalidOperationException("The batch returned fewer results than it had statements.");
                         }
 
                         first = false;
-                        await read.ReadResultAsync(reader, statement);
+                        await read.ReadResultAsync(reader, statement).ConfigureAwait(false);
                     }
-
-                    connection.Reads[completed] = null!;
-                    Deliver(read, failure: null);
                 }
             }
         }
         catch (Exception exception)
         {
-            Exception failure = _database.ReportLaneFailure(exception) ?? exception;
-            for (; completed < connection.Count; completed++)
-            {
-                LaneRead read = connection.Reads[completed];
-                connection.Reads[completed] = null!;
-                Deliver(read, failure);
-            }
+            failure = _database.ReportLaneFailure(exception) ?? exception;
+            await connection.DropAsync().ConfigureAwait(false);
+        }
 
+        await new ReturnTo(_loop);
+        for (int i = 0; i < connection.Count; i++)
+        {
+            LaneRead read = connection.Reads[i];
+            connection.Reads[i] = null!;
+            Deliver(read, i < ready ? null : failure);
+        }
+
+        connection.Busy = false;
+        if (_closed)
+        {
             await connection.DropAsync();
         }
-        finally
+        else if (_waiting.Count > 0)
         {
-            connection.Busy = false;
-            if (_closed)
-            {
-                await connection.DropAsync();
-            }
-            else if (_waiting.Count > 0)
-            {
-                PostFlush();
-            }
+            PostFlush();
         }
+    }
+
+    /// <summary>Awaited, continues on the loop (in its next turn) whatever thread awaited it.</summary>
+    private readonly struct ReturnTo(SynchronizationContext loop) : ICriticalNotifyCompletion
+    {
+        public bool IsCompleted => false;
+
+        public ReturnTo GetAwaiter() => this;
+
+        public void GetResult()
+        {
+        }
+
+        public void OnCompleted(Action continuation) => loop.Post(static state => ((Action)state!)(), continuation);
+
+        public void UnsafeOnCompleted(Action continuation) => OnCompleted(continuation);
     }
 }
