@@ -148,8 +148,8 @@ internal sealed partial class Database
     /// <summary>
     /// Multiplexing: every read is a separate command, all started before any is awaited, so Npgsql writes them to the
     /// connection together (network-level pipelining, allowed by docs/tfb-rules.md §2 #7) while each keeps its own Sync.
-    /// The only read path with multiplexing: one round trip per row measured 1.6x slower (and 2x without multiplexing
-    /// against the batch below), so that variant was removed.
+    /// The only read path with multiplexing: reading one row per round trip waits for each reply before the next read
+    /// goes out, and measured slower in both modes (docs/decisions/0008-measured-code-choices.md).
     /// </summary>
     private async ValueTask ReadWorldsConcurrentlyAsync(World[] worlds)
     {

@@ -30,7 +30,7 @@ internal static class Program
         try
         {
             // The one place the system's clock is chosen; everything that reads or waits on time gets it from here.
-            app = BuildApplication(args, TimeProvider.System);
+            app = BuildApplication(args, TimeProvider.System, warmUpBeforeReady: true);
         }
         catch (SettingsException exception)
         {
@@ -40,17 +40,13 @@ internal static class Program
 
         await using (app.ConfigureAwait(false))
         {
+            // The start includes the warm-up and the banner (StartUpWarmUp), before the host's ready line.
             if (await StartupFailure.TryStartAsync(app) is { } failure)
             {
                 await Console.Error.WriteLineAsync($"PlatformBenchmarks: {failure}");
                 return SettingsExitCode;
             }
 
-            // The server already answers; the database may be down, in which case the banner says so and the
-            // database routes answer 503 until it is back.
-            DatabaseStatus database = await app.Services.GetRequiredService<Database>().TryWarmUpAsync();
-            DatabaseStatus cache = await app.Services.GetRequiredService<WorldCache>().TryWarmUpAsync();
-            Banner.Print(app, database, cache);
             await app.WaitForShutdownAsync();
         }
 
@@ -63,7 +59,15 @@ internal static class Program
     /// line, through the options pattern (<see cref="ServerSettings"/>); a value the server cannot run with throws
     /// <see cref="SettingsException"/> here, before any socket is opened. Every clock in the server is <paramref name="time"/>.
     /// </summary>
-    public static WebApplication BuildApplication(string[] args, TimeProvider time)
+    public static WebApplication BuildApplication(string[] args, TimeProvider time) => BuildApplication(args, time, warmUpBeforeReady: false);
+
+    /// <param name="args">The command line.</param>
+    /// <param name="time">Every clock in the server.</param>
+    /// <param name="warmUpBeforeReady">
+    /// Main's host: its start probes the database, warms the cache and prints the banner before the host's ready line
+    /// (<see cref="StartUpWarmUp"/>). The tests' in-process hosts leave it out: no banner amid their output.
+    /// </param>
+    internal static WebApplication BuildApplication(string[] args, TimeProvider time, bool warmUpBeforeReady)
     {
         ArgumentNullException.ThrowIfNull(time);
         ServerSettings.CheckArguments(args);
@@ -81,6 +85,10 @@ internal static class Program
         // Main prints a failed start (a port in use, say) as one line; the host's own report of it is a stack trace.
         builder.Logging.AddFilter("Microsoft.Extensions.Hosting.Internal.Host", LogLevel.Critical);
         UseTransport(builder);
+        if (warmUpBeforeReady)
+        {
+            builder.Services.AddHostedService<StartUpWarmUp>();
+        }
 
         builder.Services.AddSingleton(services => new DateHeader(services.GetRequiredService<TimeProvider>()));
         builder.Services.AddSingleton(services => new HttpServerContext(
