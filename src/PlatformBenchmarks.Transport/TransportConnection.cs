@@ -72,8 +72,11 @@ internal sealed partial class TransportConnection : ConnectionContext,
 
     internal bool IsClosed => _closed;
 
-    /// <summary>State the loop kind keeps per connection (epoll: the registered interest; io_uring: its slot). Loop thread only.</summary>
-    internal uint KindState { get; set; }
+    /// <summary>
+    /// What the loop has registered for this connection, 0 for nothing: epoll, the events the descriptor is in the
+    /// epoll set for; io_uring, the number of the slot its operations name, plus one. Loop thread only.
+    /// </summary>
+    internal uint LoopRegistration { get; set; }
 
     public override string ConnectionId
     {

@@ -232,7 +232,7 @@ internal sealed unsafe class EpollLoop : TransportLoop
         }
 
         uint wanted = (connection.WantsReceive ? Libc.EPOLLIN : 0) | (connection.WaitingToSend ? Libc.EPOLLOUT : 0);
-        uint current = connection.KindState;
+        uint current = connection.LoopRegistration;
         if (wanted == current)
         {
             return;
@@ -242,7 +242,7 @@ internal sealed unsafe class EpollLoop : TransportLoop
         // forever for a connection that both sides have half-closed.
         int op = current == 0 ? Libc.EPOLL_CTL_ADD : wanted == 0 ? Libc.EPOLL_CTL_DEL : Libc.EPOLL_CTL_MOD;
         _ = Libc.EpollControl(_epoll, op, connection.Fd, wanted);
-        connection.KindState = wanted;
+        connection.LoopRegistration = wanted;
     }
 
     private void Accept()

@@ -180,12 +180,12 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         // The descriptor is closed right after this; what is in flight on it still holds the socket, so cancel it (by
         // operation, not by descriptor: the number may be reused at once). The slot is freed when the last completion
         // for it arrives, so those completions never meet a newer connection.
-        if (connection.KindState == 0)
+        if (connection.LoopRegistration == 0)
         {
             return;
         }
 
-        Slot slot = _slots[(int)connection.KindState - 1];
+        Slot slot = _slots[(int)connection.LoopRegistration - 1];
         if (slot.Receiving && !slot.CancellingReceive)
         {
             slot.CancellingReceive = true;
@@ -207,7 +207,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         }
 
         slot.Connection = null;
-        connection.KindState = 0;
+        connection.LoopRegistration = 0;
         ReleaseIfIdle(slot);
     }
 
@@ -281,9 +281,9 @@ internal sealed unsafe class IoUringLoop : TransportLoop
 
     private Slot SlotOf(TransportConnection connection)
     {
-        if (connection.KindState != 0)
+        if (connection.LoopRegistration != 0)
         {
-            return _slots[(int)connection.KindState - 1];
+            return _slots[(int)connection.LoopRegistration - 1];
         }
 
         Slot slot;
@@ -299,7 +299,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
 
         slot.Connection = connection;
         slot.Free = false;
-        connection.KindState = slot.Index + 1;
+        connection.LoopRegistration = slot.Index + 1;
         return slot;
     }
 

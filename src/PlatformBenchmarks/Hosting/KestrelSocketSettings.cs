@@ -4,10 +4,11 @@ using Microsoft.Extensions.Options;
 namespace PlatformBenchmarks.Hosting;
 
 /// <summary>
-/// Kestrel socket transport settings, bound from the <c>Transport</c> section (checked by
-/// <see cref="TransportSettingsValidator"/>).
+/// The settings of Kestrel's socket transport (<c>Transport:Kind</c> Sockets), bound from the <c>Sockets</c> section and
+/// checked by <see cref="KestrelSocketSettingsValidator"/>. They keep their names from Kestrel's
+/// <see cref="SocketTransportOptions"/>, to which <see cref="ApplyTo"/> copies them.
 /// </summary>
-internal sealed class TransportSettings
+internal sealed class KestrelSocketSettings
 {
     /// <summary>
     /// Wait for data before taking a receive buffer from the pool (saves memory on idle connections). Kept on: turning it
@@ -44,16 +45,16 @@ internal sealed class TransportSettings
 }
 
 /// <summary>Refuses Kestrel socket settings the server cannot run with, naming the key.</summary>
-internal sealed class TransportSettingsValidator : IValidateOptions<TransportSettings>
+internal sealed class KestrelSocketSettingsValidator : IValidateOptions<KestrelSocketSettings>
 {
     // Kestrel spreads connections over this many queues of its own: far more of them than processors only costs memory.
     public const int MaxIOQueueCount = 1024;
 
-    public ValidateOptionsResult Validate(string? name, TransportSettings options)
+    public ValidateOptionsResult Validate(string? name, KestrelSocketSettings options)
     {
         ArgumentNullException.ThrowIfNull(options);
         return options.IOQueueCount is < 0 or > MaxIOQueueCount
-            ? ValidateOptionsResult.Fail($"Configuration 'Transport:IOQueueCount' must be in 0..{MaxIOQueueCount} (0: Kestrel's default), not {options.IOQueueCount}.")
+            ? ValidateOptionsResult.Fail($"Configuration 'Sockets:IOQueueCount' must be in 0..{MaxIOQueueCount} (0: Kestrel's default), not {options.IOQueueCount}.")
             : ValidateOptionsResult.Success;
     }
 }
