@@ -11,25 +11,22 @@ namespace PlatformBenchmarks.Hosting;
 internal sealed class KestrelSocketSettings
 {
     /// <summary>
-    /// Wait for data before taking a receive buffer from the pool (saves memory on idle connections). Kept on: turning it
-    /// off was level within the noise (scenarios/results/20261124-sockets-settings-and-spinning.md, first run: 0.72
-    /// against 0.71 µs of server CPU per response on pipelined plaintext, 9.16 against 9.56 µs on json).
+    /// Wait for data before taking a receive buffer from the pool. Kept on, Kestrel's default: it spares an idle
+    /// connection its buffer, and turning it off measured no better (docs/decisions/0007-runtime-and-socket-settings.md).
     /// </summary>
     public bool WaitForDataBeforeAllocatingBuffer { get; set; } = true;
 
     /// <summary>
-    /// Run socket continuations inline on the I/O thread instead of queuing them to the thread pool. On by default. It
-    /// was measured only together with inline socket completions, with scenarios/settings-matrix.sh on 2 cores
-    /// (scenarios/results/20261124-sockets-settings-and-spinning.md, first run): against Kestrel's defaults the two took
-    /// the server CPU per response from 0.93 to 0.71 µs on pipelined plaintext and from 11.70 to 9.56 µs on json.
-    /// Safe because no endpoint blocks: the database work is asynchronous.
+    /// Run socket continuations inline on the I/O thread instead of queuing them to the thread pool. On by default: with
+    /// inline socket completions it keeps a request on the thread that read it, which cost less CPU per response than
+    /// Kestrel's defaults (docs/decisions/0007-runtime-and-socket-settings.md). Safe because no endpoint blocks: the
+    /// database work is asynchronous.
     /// </summary>
     public bool UnsafePreferInlineScheduling { get; set; } = true;
 
     /// <summary>
-    /// Number of I/O queues; 0 keeps Kestrel's default (the processor count, at most 16). On 2 cores, 1 queue cost a
-    /// little more than the default 2 (scenarios/results/20261124-sockets-settings-and-spinning.md, first run: 0.76
-    /// against 0.71 µs of server CPU per response on pipelined plaintext, 10.01 against 9.56 µs on json).
+    /// Number of I/O queues; 0 keeps Kestrel's default (the processor count, at most 16), which measured better than
+    /// one queue (docs/decisions/0007-runtime-and-socket-settings.md).
     /// </summary>
     public int IOQueueCount { get; set; }
 
