@@ -22,7 +22,7 @@ namespace PlatformBenchmarks.Transport;
 /// </summary>
 internal sealed partial class TransportConnection : ConnectionContext,
     IConnectionIdFeature, IConnectionTransportFeature, IConnectionItemsFeature, IConnectionLifetimeFeature,
-    IConnectionEndPointFeature, IConnectionHalfCloseFeature
+    IConnectionEndPointFeature
 {
     private static long s_lastId;
 
@@ -43,7 +43,6 @@ internal sealed partial class TransportConnection : ConnectionContext,
     private bool _sendDone;
     private bool _disposeRequested;
     private bool _closed;
-    private volatile bool _outputShutDown;
 
     public TransportConnection(TransportLoop loop, int fd, IPEndPoint? remote, EndPoint? local)
     {
@@ -61,7 +60,6 @@ internal sealed partial class TransportConnection : ConnectionContext,
         _features.Set<IConnectionItemsFeature>(this);
         _features.Set<IConnectionLifetimeFeature>(this);
         _features.Set<IConnectionEndPointFeature>(this);
-        _features.Set<IConnectionHalfCloseFeature>(this);
     }
 
     /// <summary>The socket; -1 once closed. Loop thread only.</summary>
@@ -93,8 +91,6 @@ internal sealed partial class TransportConnection : ConnectionContext,
     }
 
     public override IDuplexPipe Transport { get; set; }
-
-    public bool IsOutputShutDown => _outputShutDown;
 
     /// <summary>On the loop, once accepted: start receiving and start the send loop.</summary>
     internal void Start()

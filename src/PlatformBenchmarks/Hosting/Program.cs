@@ -109,7 +109,12 @@ internal static class Program
             IServiceProvider services = options.ApplicationServices;
             var router = new Router(services.GetRequiredService<Database>(), services.GetRequiredService<WorldCache>(), services.GetRequiredService<HttpArenaRoutes>());
             HttpServerContext context = services.GetRequiredService<HttpServerContext>();
-            options.ConfigureEndpointDefaults(listen => listen.UseHttpApplication(router, context));
+
+            // This project's loops half-close when the engine completes a connection's output; Kestrel's sockets close
+            // both directions. The loops claim every IP endpoint, and 'urls' takes only IP addresses (and localhost),
+            // so the kind chosen carries every connection.
+            bool transportHalfCloses = services.GetRequiredService<TransportChoice>().Kind != TransportKind.Sockets;
+            options.ConfigureEndpointDefaults(listen => listen.UseHttpApplication(router, context, transportHalfCloses));
         });
 
         return ServerSettings.BuildValidated(builder);
