@@ -32,8 +32,8 @@ namespace PlatformBenchmarks.Transport;
 /// <see cref="StopAccepting"/> and <see cref="ReleaseResources"/>.</item>
 /// </list>
 /// Calls into a connection may run the application inline, which may close the connection: a kind re-checks
-/// <see cref="TransportConnection.IsClosed"/> after each. <see cref="TransportConnection.KindState"/> is the kind's
-/// own per-connection word. A new kind is wired in at three places: LinuxConnectionListener.CreateLoop,
+/// <see cref="TransportConnection.IsClosed"/> after each. <see cref="TransportConnection.LoopRegistration"/> is the kind's
+/// own per-connection word: what it has registered for the connection. A new kind is wired in at three places: LinuxConnectionListener.CreateLoop,
 /// LinuxTransportFactory (the kinds it accepts) and TransportChooser (Auto's order, with a reason for the banner).
 /// </summary>
 internal abstract class TransportLoop : PipeScheduler

@@ -32,7 +32,7 @@ public abstract class SchedulingTests(TransportKind kind)
             }
 
             done.TrySetResult();
-        }, new TransportOptions { ThreadCount = 1 });
+        }, new LinuxTransportOptions { ThreadCount = 1 });
 
         using (Socket client = await server.ConnectAsync())
         {

@@ -17,7 +17,7 @@ internal static class Banner
     public static void Print(IServiceProvider services, Data.DatabaseStatus database, Data.DatabaseStatus cache)
     {
         string version = typeof(Banner).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion ?? "unknown";
-        TransportSettings transport = services.GetRequiredService<IOptions<TransportSettings>>().Value;
+        KestrelSocketSettings sockets = services.GetRequiredService<IOptions<KestrelSocketSettings>>().Value;
         ICollection<string> addresses = services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()?.Addresses ?? [];
 
         var text = new System.Text.StringBuilder();
@@ -27,8 +27,8 @@ internal static class Banner
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Processors: {Environment.ProcessorCount}");
         TransportChoice choice = services.GetRequiredService<Transport.TransportChoice>();
         text.AppendLine(choice.Kind == Transport.TransportKind.Sockets
-            ? string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  sockets ({choice.Reason}), wait for data {transport.WaitForDataBeforeAllocatingBuffer}, inline scheduling {transport.UnsafePreferInlineScheduling}, I/O queues {(transport.IOQueueCount > 0 ? transport.IOQueueCount : Math.Min(Environment.ProcessorCount, 16))}")
-            : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  {choice.Kind.ToString().ToLowerInvariant()} ({choice.Reason}), {services.GetRequiredService<IOptions<Transport.TransportOptions>>().Value.EffectiveThreadCount} loop threads"));
+            ? string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  sockets ({choice.Reason}), wait for data {sockets.WaitForDataBeforeAllocatingBuffer}, inline scheduling {sockets.UnsafePreferInlineScheduling}, I/O queues {(sockets.IOQueueCount > 0 ? sockets.IOQueueCount : Math.Min(Environment.ProcessorCount, 16))}")
+            : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  {choice.Kind.ToString().ToLowerInvariant()} ({choice.Reason}), {services.GetRequiredService<IOptions<Transport.LinuxTransportOptions>>().Value.EffectiveThreadCount} loop threads"));
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Sockets:    completions {Hosting.SocketCompletions.Description}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Listening:  {string.Join(", ", addresses)}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Routes:     {string.Join(" ", Router.Table.SelectMany(entry => entry.Forms()).Concat(HttpArenaRoutes.Forms).Concat(HttpArenaRoutes.StaticAndDatabaseForms))}");

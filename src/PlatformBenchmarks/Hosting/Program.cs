@@ -118,7 +118,12 @@ internal static class Program
             IServiceProvider services = options.ApplicationServices;
             var router = new Router(services.GetRequiredService<Database>(), services.GetRequiredService<WorldCache>(), services.GetRequiredService<HttpArenaRoutes>());
             HttpServerContext context = services.GetRequiredService<HttpServerContext>();
-            options.ConfigureEndpointDefaults(listen => listen.UseHttpApplication(router, context));
+
+            // This project's loops half-close when the engine completes a connection's output; Kestrel's sockets close
+            // both directions. The loops claim every IP endpoint, and 'urls' takes only IP addresses (and localhost),
+            // so the kind chosen carries every connection.
+            bool transportHalfCloses = services.GetRequiredService<TransportChoice>().Kind != TransportKind.Sockets;
+            options.ConfigureEndpointDefaults(listen => listen.UseHttpApplication(router, context, transportHalfCloses));
         });
 
         return ServerSettings.BuildValidated(builder);
@@ -126,26 +131,27 @@ internal static class Program
 
     /// <summary>
     /// The transport kind is chosen once, when the host starts, from <c>Transport:Kind</c> (<see cref="TransportChooser"/>):
-    /// Kestrel's sockets with their settings, or this project's loops, which then carry every IP endpoint.
+    /// Kestrel's sockets with their settings (the <c>Sockets</c> section), or this project's loops, which then carry every
+    /// IP endpoint.
     /// </summary>
     private static void UseTransport(WebApplicationBuilder builder)
     {
         builder.Services.AddSingleton(services =>
         {
-            TransportChoice choice = TransportChooser.Choose(services.GetRequiredService<IOptions<TransportOptions>>().Value.Kind);
+            TransportChoice choice = TransportChooser.Choose(services.GetRequiredService<IOptions<LinuxTransportOptions>>().Value.Kind);
             // Kestrel asks for the choice before it binds, and the database connects later still: no socket exists yet.
             SocketCompletions.Configure(choice.Kind);
             return choice;
         });
         builder.WebHost.UseSockets();
-        builder.Services.AddOptions<SocketTransportOptions>().Configure<IOptions<TransportSettings>>((options, settings) => settings.Value.ApplyTo(options));
+        builder.Services.AddOptions<SocketTransportOptions>().Configure<IOptions<KestrelSocketSettings>>((options, settings) => settings.Value.ApplyTo(options));
         builder.Services.RemoveAll<IConnectionListenerFactory>();
         builder.Services.AddSingleton<IConnectionListenerFactory>(services =>
         {
             TransportChoice choice = services.GetRequiredService<TransportChoice>();
             return choice.Kind == TransportKind.Sockets
                 ? new SocketTransportFactory(services.GetRequiredService<IOptions<SocketTransportOptions>>(), services.GetRequiredService<ILoggerFactory>())
-                : new LinuxTransportFactory(choice.Kind, services.GetRequiredService<IOptions<TransportOptions>>().Value, services.GetRequiredService<ILoggerFactory>(), services.GetRequiredService<TimeProvider>());
+                : new LinuxTransportFactory(choice.Kind, services.GetRequiredService<IOptions<LinuxTransportOptions>>().Value, services.GetRequiredService<ILoggerFactory>(), services.GetRequiredService<TimeProvider>());
         });
     }
 }

@@ -186,13 +186,14 @@ internal sealed partial class HttpParser
         FieldFacts facts;
         if (fieldsStart == 0)
         {
-            fieldsStart = ParseRequestLine(data, ref head);
-            if (fieldsStart <= 0)
+            RequestLineResult line = ParseRequestLine(data, ref head);
+            if (!line.IsComplete)
             {
-                rejection = (RequestRejection)(-fieldsStart);
-                return fieldsStart == 0 ? ParseStatus.Incomplete : ParseStatus.Rejected;
+                rejection = line.Rejection;
+                return line.IsRejected ? ParseStatus.Rejected : ParseStatus.Incomplete;
             }
 
+            fieldsStart = line.FieldsStart;
             progress.FieldsStart = fieldsStart;
             position = fieldsStart;
             count = 0;
