@@ -81,7 +81,7 @@ public abstract class SchedulingTests(TransportKind kind)
                 seen.TrySetResult((onLoop, thread, current, Environment.CurrentManagedThreadId));
             }, null));
             await connection.Transport.Input.ReadAsync();
-        }, new TransportOptions { ThreadCount = 1 });
+        }, new LinuxTransportOptions { ThreadCount = 1 });
 
         using Socket client = await server.ConnectAsync();
         while (!seen.Task.IsCompleted)
