@@ -227,7 +227,9 @@ internal sealed partial class DatabaseLane
         {
             await connection.DropAsync();
         }
-        else if (_waiting.Count > 0)
+
+        // Reads that arrived meanwhile go out now, even after a close: they must get an answer, if only a failure.
+        if (_waiting.Count > 0)
         {
             PostFlush();
         }
