@@ -1,4 +1,5 @@
 using System.Net.Sockets;
+using System.Runtime.CompilerServices;
 using Npgsql;
 
 namespace PlatformBenchmarks.Data;
@@ -6,8 +7,42 @@ namespace PlatformBenchmarks.Data;
 internal sealed partial class Database
 {
     /// <summary>
+    /// Every public method runs its statements through here: the one place a call passes the circuit breaker, and reports
+    /// to it how the database answered. <paramref name="call"/> is a static lambda and <paramref name="state"/> its
+    /// argument, so a call captures nothing and allocates no closure.
+    /// </summary>
+    /// <remarks>
+    /// Pooled: the statements run in their own async method (<paramref name="call"/>), so this one is a second state
+    /// machine per call, whose box is reused rather than allocated (docs/decisions/0009-data-results.md).
+    /// </remarks>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<T> CallAsync<TState, T>(TState state, Func<Database, TState, ValueTask<T>> call)
+    {
+        bool probe = _breaker.Enter();
+        try
+        {
+            T result = await call(this, state);
+            _breaker.Succeeded(probe);
+            return result;
+        }
+        catch (Exception exception)
+        {
+            if (ReportFailure(exception, probe) is { } unavailable)
+            {
+                throw unavailable;
+            }
+
+            throw;
+        }
+    }
+
+    /// <summary><see cref="CallAsync{TState, T}"/> for the calls without an argument.</summary>
+    private ValueTask<T> CallAsync<T>(Func<Database, ValueTask<T>> call)
+        => CallAsync(call, static (database, run) => run(database));
+
+    /// <summary>
     /// The one place that decides whether a failed call means "the database is unreachable", and the only one that
-    /// updates the circuit breaker for a failure. Called from the catch block (never a filter) of every public method:
+    /// updates the circuit breaker for a failure. Called from the catch block (never a filter) of <see cref="CallAsync{TState, T}"/>:
     /// returns the <see cref="DatabaseUnavailableException"/> to throw instead, or null when the database answered (a
     /// failing statement, a deadlock) and the exception propagates unchanged.
     /// </summary>

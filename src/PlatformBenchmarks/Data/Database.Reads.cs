@@ -12,81 +12,18 @@ internal sealed partial class Database
     /// <paramref name="count"/> random rows (1..500), each read by its own statement (docs/tfb-rules.md §4.3): no <c>IN (…)</c>,
     /// no multi-statement text, no transaction around them.
     /// </summary>
-    public async ValueTask<World[]> LoadWorldsAsync(int count)
+    public ValueTask<World[]> LoadWorldsAsync(int count)
     {
         ValidateCount(count);
-        bool probe = _breaker.Enter();
-        try
-        {
-            var worlds = new World[count];
-            for (int i = 0; i < worlds.Length; i++)
-            {
-                worlds[i] = new World(World.RandomId(), 0);
-            }
-
-            await ReadWorldsAsync(worlds);
-            _breaker.Succeeded(probe);
-            return worlds;
-        }
-        catch (Exception exception)
-        {
-            if (ReportFailure(exception, probe) is { } unavailable)
-            {
-                throw unavailable;
-            }
-
-            throw;
-        }
+        return CallAsync(count, static (database, count) => database.ReadWorldsAsync(RandomWorlds(count)));
     }
 
     /// <summary>One row by id: the db test's read, and the read-through of <see cref="WorldCache"/>.</summary>
-    internal async ValueTask<World> LoadWorldAsync(int id)
-    {
-        bool probe = _breaker.Enter();
-        try
-        {
-            World world = await ReadWorldAsync(id);
-            _breaker.Succeeded(probe);
-            return world;
-        }
-        catch (Exception exception)
-        {
-            if (ReportFailure(exception, probe) is { } unavailable)
-            {
-                throw unavailable;
-            }
-
-            throw;
-        }
-    }
+    internal ValueTask<World> LoadWorldAsync(int id)
+        => CallAsync(id, static (database, id) => new ValueTask<World>(database.ReadWorldAsync(id)));
 
     /// <summary>The whole table in one statement: only for warming <see cref="WorldCache"/> at start-up (docs/tfb-rules.md §4.7).</summary>
-    internal async ValueTask<List<World>> LoadAllWorldsAsync()
-    {
-        bool probe = _breaker.Enter();
-        try
-        {
-            using NpgsqlCommand command = _dataSource.CreateCommand(AllWorldsSql);
-            await using NpgsqlDataReader reader = await command.ExecuteReaderAsync();
-            var worlds = new List<World>(World.MaxId);
-            while (await reader.ReadAsync())
-            {
-                worlds.Add(new World(reader.GetInt32(0), reader.GetInt32(1)));
-            }
-
-            _breaker.Succeeded(probe);
-            return worlds;
-        }
-        catch (Exception exception)
-        {
-            if (ReportFailure(exception, probe) is { } unavailable)
-            {
-                throw unavailable;
-            }
-
-            throw;
-        }
-    }
+    internal ValueTask<List<World>> LoadAllWorldsAsync() => CallAsync(static database => database.ReadAllWorldsAsync());
 
     private static void ValidateCount(int count)
     {
@@ -94,8 +31,33 @@ internal sealed partial class Database
         ArgumentOutOfRangeException.ThrowIfGreaterThan(count, World.MaxPerRequest);
     }
 
-    /// <summary>Replaces each element of <paramref name="worlds"/> by the row with its id, one statement per row.</summary>
-    private ValueTask ReadWorldsAsync(World[] worlds)
+    /// <summary>Rows with random ids (random numbers left 0) for <see cref="ReadWorldsAsync"/> to fill in.</summary>
+    private static World[] RandomWorlds(int count)
+    {
+        var worlds = new World[count];
+        for (int i = 0; i < worlds.Length; i++)
+        {
+            worlds[i] = new World(World.RandomId(), 0);
+        }
+
+        return worlds;
+    }
+
+    private async ValueTask<List<World>> ReadAllWorldsAsync()
+    {
+        using NpgsqlCommand command = _dataSource.CreateCommand(AllWorldsSql);
+        await using NpgsqlDataReader reader = await command.ExecuteReaderAsync();
+        var worlds = new List<World>(World.MaxId);
+        while (await reader.ReadAsync())
+        {
+            worlds.Add(new World(reader.GetInt32(0), reader.GetInt32(1)));
+        }
+
+        return worlds;
+    }
+
+    /// <summary>Replaces each element of <paramref name="worlds"/> by the row with its id, one statement per row; returns them.</summary>
+    private ValueTask<World[]> ReadWorldsAsync(World[] worlds)
     {
         if (_multiplexing)
         {
@@ -105,12 +67,13 @@ internal sealed partial class Database
         return ReadWorldsOnOwnConnectionAsync(worlds);
     }
 
-    private async ValueTask ReadWorldsOnOwnConnectionAsync(World[] worlds)
+    private async ValueTask<World[]> ReadWorldsOnOwnConnectionAsync(World[] worlds)
     {
         // Without multiplexing, all the reads of a request share one rented connection: queueing for the pool once per row
         // would multiply the wait.
         await using NpgsqlConnection connection = await _dataSource.OpenConnectionAsync();
         await ReadWorldsInBatchAsync(worlds, connection);
+        return worlds;
     }
 
     // A Task rather than a ValueTask: the concurrent reads hold on to them before awaiting; the completing call allocates
@@ -135,7 +98,7 @@ internal sealed partial class Database
     /// The only read path with multiplexing: one round trip per row measured 1.6x slower (and 2x without multiplexing
     /// against the batch below), so that variant was removed.
     /// </summary>
-    private async ValueTask ReadWorldsConcurrentlyAsync(World[] worlds)
+    private async ValueTask<World[]> ReadWorldsConcurrentlyAsync(World[] worlds)
     {
         var reads = new Task<World>[worlds.Length];
         for (int i = 0; i < reads.Length; i++)
@@ -161,6 +124,8 @@ internal sealed partial class Database
         {
             ExceptionDispatchInfo.Throw(failure);
         }
+
+        return worlds;
     }
 
     /// <summary>

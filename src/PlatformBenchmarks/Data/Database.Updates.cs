@@ -20,40 +20,31 @@ internal sealed partial class Database
     /// The updates test (docs/tfb-rules.md §4.4): <paramref name="count"/> distinct random rows, each read by its own statement,
     /// each given a new random number that differs from its old one, all persisted by one UPDATE before this returns.
     /// </summary>
-    public async ValueTask<World[]> UpdateWorldsAsync(int count)
+    public ValueTask<World[]> UpdateWorldsAsync(int count)
     {
         ValidateCount(count);
-        bool probe = _breaker.Enter();
-        try
-        {
-            World[] worlds = DrawDistinctSortedIds(count);
-            if (_multiplexing)
-            {
-                await ReadWorldsAsync(worlds);
-                AssignNewRandomNumbers(worlds);
-                await WriteWorldsAsync(worlds, connection: null);
-            }
-            else
-            {
-                // One rental for the reads and the write: queueing for the pool twice per request would double the wait.
-                await using NpgsqlConnection connection = await _dataSource.OpenConnectionAsync();
-                await ReadWorldsInBatchAsync(worlds, connection);
-                AssignNewRandomNumbers(worlds);
-                await WriteWorldsAsync(worlds, connection);
-            }
+        return CallAsync(count, static (database, count) => database.ReadAndUpdateWorldsAsync(count));
+    }
 
-            _breaker.Succeeded(probe);
-            return worlds;
-        }
-        catch (Exception exception)
+    private async ValueTask<World[]> ReadAndUpdateWorldsAsync(int count)
+    {
+        World[] worlds = DrawDistinctSortedIds(count);
+        if (_multiplexing)
         {
-            if (ReportFailure(exception, probe) is { } unavailable)
-            {
-                throw unavailable;
-            }
-
-            throw;
+            await ReadWorldsAsync(worlds);
+            AssignNewRandomNumbers(worlds);
+            await WriteWorldsAsync(worlds, connection: null);
         }
+        else
+        {
+            // One rental for the reads and the write: queueing for the pool twice per request would double the wait.
+            await using NpgsqlConnection connection = await _dataSource.OpenConnectionAsync();
+            await ReadWorldsInBatchAsync(worlds, connection);
+            AssignNewRandomNumbers(worlds);
+            await WriteWorldsAsync(worlds, connection);
+        }
+
+        return worlds;
     }
 
     /// <summary>
