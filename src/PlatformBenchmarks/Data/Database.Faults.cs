@@ -7,46 +7,59 @@ namespace PlatformBenchmarks.Data;
 internal sealed partial class Database
 {
     /// <summary>
-    /// Every public method runs its statements through here: the one place a call passes the circuit breaker, and reports
-    /// to it how the database answered. <paramref name="call"/> is a static lambda and <paramref name="state"/> its
-    /// argument, so a call captures nothing and allocates no closure.
+    /// Every public method runs its statements through here: the one place a call passes the circuit breaker, reports to
+    /// it how the database answered, and turns the driver's exceptions into a <see cref="DataFailure"/>.
+    /// <paramref name="call"/> is a static lambda and <paramref name="state"/> its argument, so a call captures nothing
+    /// and allocates no closure. Exceptions that are no data failure (a bug) propagate unchanged.
     /// </summary>
     /// <remarks>
     /// Pooled: the statements run in their own async method (<paramref name="call"/>), so this one is a second state
     /// machine per call, whose box is reused rather than allocated (docs/decisions/0009-data-results.md).
     /// </remarks>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    private async ValueTask<T> CallAsync<TState, T>(TState state, Func<Database, TState, ValueTask<T>> call)
+    private async ValueTask<DataResult<T>> CallAsync<TState, T>(TState state, Func<Database, TState, ValueTask<DataResult<T>>> call)
     {
-        bool probe = _breaker.Enter();
+        bool probe;
         try
         {
-            T result = await call(this, state);
+            probe = _breaker.Enter();
+        }
+        catch (DatabaseUnavailableException exception)
+        {
+            return new DataFailure(DataOutcome.Unavailable, exception.Message);
+        }
+
+        try
+        {
+            // A missing row is an answer too: the database is there.
+            DataResult<T> result = await call(this, state);
             _breaker.Succeeded(probe);
             return result;
         }
         catch (Exception exception)
         {
-            if (ReportFailure(exception, probe) is { } unavailable)
+            DataFailure? failure = ReportFailure(exception, probe);
+            if (failure is null)
             {
-                throw unavailable;
+                throw;
             }
 
-            throw;
+            return failure;
         }
     }
 
     /// <summary><see cref="CallAsync{TState, T}"/> for the calls without an argument.</summary>
-    private ValueTask<T> CallAsync<T>(Func<Database, ValueTask<T>> call)
+    private ValueTask<DataResult<T>> CallAsync<T>(Func<Database, ValueTask<DataResult<T>>> call)
         => CallAsync(call, static (database, run) => run(database));
 
     /// <summary>
     /// The one place that decides whether a failed call means "the database is unreachable", and the only one that
     /// updates the circuit breaker for a failure. Called from the catch block (never a filter) of <see cref="CallAsync{TState, T}"/>:
-    /// returns the <see cref="DatabaseUnavailableException"/> to throw instead, or null when the database answered (a
-    /// failing statement, a deadlock) and the exception propagates unchanged.
+    /// returns the failure to hand back instead (<see cref="DataOutcome.Unavailable"/>, or <see cref="DataOutcome.Failed"/>
+    /// when the database answered with an error: a failing statement, a deadlock), or null for an exception that is no
+    /// data failure (a bug), which propagates unchanged.
     /// </summary>
-    private DatabaseUnavailableException? ReportFailure(Exception exception, bool probe)
+    private DataFailure? ReportFailure(Exception exception, bool probe)
     {
         (string? reason, bool lostConnection) = Classify(exception);
         if (reason is null || !lostConnection)
@@ -55,7 +68,7 @@ internal sealed partial class Database
             _breaker.Succeeded(probe);
             if (reason is null)
             {
-                return null;
+                return exception is NpgsqlException ? new DataFailure(DataOutcome.Failed, exception.Message) : null;
             }
         }
         else if (_breaker.Tripped(reason, exception))
@@ -65,7 +78,7 @@ internal sealed partial class Database
             _dataSource.Clear();
         }
 
-        return new DatabaseUnavailableException($"database unavailable: {reason}", exception);
+        return new DataFailure(DataOutcome.Unavailable, $"database unavailable: {reason}");
     }
 
     /// <summary>

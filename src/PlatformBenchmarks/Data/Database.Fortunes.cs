@@ -8,9 +8,9 @@ internal sealed partial class Database
     /// Every row of the fortune table, unsorted. The caller adds the request-time fortune and sorts
     /// (<see cref="Fortune.AddAdditionalAndSort"/>).
     /// </summary>
-    public ValueTask<List<Fortune>> LoadFortunesAsync() => CallAsync(static database => database.ReadFortunesAsync());
+    public ValueTask<DataResult<List<Fortune>>> LoadFortunesAsync() => CallAsync(static database => database.ReadFortunesAsync());
 
-    private async ValueTask<List<Fortune>> ReadFortunesAsync()
+    private async ValueTask<DataResult<List<Fortune>>> ReadFortunesAsync()
     {
         NpgsqlCommand command = _fortuneCommands.Rent();
         // Grows as rows arrive: the list must not be sized from the known row count (docs/tfb-rules.md §4.5).

@@ -12,14 +12,14 @@ internal sealed partial class Database
     /// Up to <paramref name="limit"/> (1..<see cref="Item.MaxPerRequest"/>) items whose price lies between
     /// <paramref name="minPrice"/> and <paramref name="maxPrice"/> inclusive, in the order PostgreSQL returns them; one statement.
     /// </summary>
-    public ValueTask<List<Item>> LoadItemsByPriceAsync(int minPrice, int maxPrice, int limit)
+    public ValueTask<DataResult<List<Item>>> LoadItemsByPriceAsync(int minPrice, int maxPrice, int limit)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(limit, Item.MaxPerRequest);
         return CallAsync((minPrice, maxPrice, limit), static (database, query) => database.ReadItemsAsync(query.minPrice, query.maxPrice, query.limit));
     }
 
-    private async ValueTask<List<Item>> ReadItemsAsync(int minPrice, int maxPrice, int limit)
+    private async ValueTask<DataResult<List<Item>>> ReadItemsAsync(int minPrice, int maxPrice, int limit)
     {
         NpgsqlCommand command = _itemCommands.Rent();
         SetInt(command.Parameters, 0, minPrice);

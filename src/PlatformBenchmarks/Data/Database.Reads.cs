@@ -6,24 +6,24 @@ namespace PlatformBenchmarks.Data;
 internal sealed partial class Database
 {
     /// <summary>One random row, read whole (docs/tfb-rules.md §4.2).</summary>
-    public ValueTask<World> LoadSingleWorldAsync() => LoadWorldAsync(World.RandomId());
+    public ValueTask<DataResult<World>> LoadSingleWorldAsync() => LoadWorldAsync(World.RandomId());
 
     /// <summary>
     /// <paramref name="count"/> random rows (1..500), each read by its own statement (docs/tfb-rules.md §4.3): no <c>IN (…)</c>,
     /// no multi-statement text, no transaction around them.
     /// </summary>
-    public ValueTask<World[]> LoadWorldsAsync(int count)
+    public ValueTask<DataResult<World[]>> LoadWorldsAsync(int count)
     {
         ValidateCount(count);
         return CallAsync(count, static (database, count) => database.ReadWorldsAsync(RandomWorlds(count)));
     }
 
     /// <summary>One row by id: the db test's read, and the read-through of <see cref="WorldCache"/>.</summary>
-    internal ValueTask<World> LoadWorldAsync(int id)
-        => CallAsync(id, static (database, id) => new ValueTask<World>(database.ReadWorldAsync(id)));
+    internal ValueTask<DataResult<World>> LoadWorldAsync(int id)
+        => CallAsync(id, static (database, id) => new ValueTask<DataResult<World>>(database.ReadWorldAsync(id)));
 
     /// <summary>The whole table in one statement: only for warming <see cref="WorldCache"/> at start-up (docs/tfb-rules.md §4.7).</summary>
-    internal ValueTask<List<World>> LoadAllWorldsAsync() => CallAsync(static database => database.ReadAllWorldsAsync());
+    internal ValueTask<DataResult<List<World>>> LoadAllWorldsAsync() => CallAsync(static database => database.ReadAllWorldsAsync());
 
     private static void ValidateCount(int count)
     {
@@ -43,7 +43,7 @@ internal sealed partial class Database
         return worlds;
     }
 
-    private async ValueTask<List<World>> ReadAllWorldsAsync()
+    private async ValueTask<DataResult<List<World>>> ReadAllWorldsAsync()
     {
         using NpgsqlCommand command = _dataSource.CreateCommand(AllWorldsSql);
         await using NpgsqlDataReader reader = await command.ExecuteReaderAsync();
@@ -56,8 +56,11 @@ internal sealed partial class Database
         return worlds;
     }
 
-    /// <summary>Replaces each element of <paramref name="worlds"/> by the row with its id, one statement per row; returns them.</summary>
-    private ValueTask<World[]> ReadWorldsAsync(World[] worlds)
+    /// <summary>
+    /// Replaces each element of <paramref name="worlds"/> by the row with its id, one statement per row; returns them, or
+    /// the first id that has no row.
+    /// </summary>
+    private ValueTask<DataResult<World[]>> ReadWorldsAsync(World[] worlds)
     {
         if (_multiplexing)
         {
@@ -67,25 +70,24 @@ internal sealed partial class Database
         return ReadWorldsOnOwnConnectionAsync(worlds);
     }
 
-    private async ValueTask<World[]> ReadWorldsOnOwnConnectionAsync(World[] worlds)
+    private async ValueTask<DataResult<World[]>> ReadWorldsOnOwnConnectionAsync(World[] worlds)
     {
         // Without multiplexing, all the reads of a request share one rented connection: queueing for the pool once per row
         // would multiply the wait.
         await using NpgsqlConnection connection = await _dataSource.OpenConnectionAsync();
-        await ReadWorldsInBatchAsync(worlds, connection);
-        return worlds;
+        return await ReadWorldsInBatchAsync(worlds, connection);
     }
 
     // A Task rather than a ValueTask: the concurrent reads hold on to them before awaiting; the completing call allocates
     // the same one state machine box either way.
-    private async Task<World> ReadWorldAsync(int id)
+    private async Task<DataResult<World>> ReadWorldAsync(int id)
     {
         NpgsqlCommand command = _worldCommands.Rent();
         SetInt(command.Parameters, 0, id);
-        World world;
+        DataResult<World> world;
         await using (NpgsqlDataReader reader = await command.ExecuteReaderAsync())
         {
-            world = await reader.ReadAsync() ? new World(reader.GetInt32(0), reader.GetInt32(1)) : throw MissingWorld(id);
+            world = await reader.ReadAsync() ? new World(reader.GetInt32(0), reader.GetInt32(1)) : DataFailure.MissingWorld(id);
         }
 
         _worldCommands.Return(command);
@@ -98,9 +100,9 @@ internal sealed partial class Database
     /// The only read path with multiplexing: one round trip per row measured 1.6x slower (and 2x without multiplexing
     /// against the batch below), so that variant was removed.
     /// </summary>
-    private async ValueTask<World[]> ReadWorldsConcurrentlyAsync(World[] worlds)
+    private async ValueTask<DataResult<World[]>> ReadWorldsConcurrentlyAsync(World[] worlds)
     {
-        var reads = new Task<World>[worlds.Length];
+        var reads = new Task<DataResult<World>>[worlds.Length];
         for (int i = 0; i < reads.Length; i++)
         {
             reads[i] = ReadWorldAsync(worlds[i].Id);
@@ -108,11 +110,15 @@ internal sealed partial class Database
 
         // Await every read even after a failure, so none is left unobserved.
         Exception? failure = null;
+        DataFailure? missing = null;
         for (int i = 0; i < reads.Length; i++)
         {
             try
             {
-                worlds[i] = await reads[i];
+                if (!(await reads[i]).TryGetValue(out worlds[i], out DataFailure? read))
+                {
+                    missing ??= read;
+                }
             }
             catch (Exception exception)
             {
@@ -125,14 +131,14 @@ internal sealed partial class Database
             ExceptionDispatchInfo.Throw(failure);
         }
 
-        return worlds;
+        return missing is null ? worlds : missing;
     }
 
     /// <summary>
     /// Without multiplexing: one batch in one round trip, with error barriers so that each statement is followed by its
     /// own Sync, as if sent alone (docs/tfb-rules.md §2 #7: one Sync for the whole batch is forbidden).
     /// </summary>
-    private static async ValueTask ReadWorldsInBatchAsync(World[] worlds, NpgsqlConnection connection)
+    private static async ValueTask<DataResult<World[]>> ReadWorldsInBatchAsync(World[] worlds, NpgsqlConnection connection)
     {
         // A new batch every time: unlike commands, an NpgsqlBatch reused on another pooled connection fails in Npgsql 10.0.0
         // ("prepared statement "_auto0" does not exist") once its statements are auto-prepared.
@@ -153,11 +159,15 @@ internal sealed partial class Database
                 throw new InvalidOperationException($"The batch returned {i} results for {worlds.Length} statements.");
             }
 
-            int id = worlds[i].Id;
-            worlds[i] = await reader.ReadAsync() ? new World(reader.GetInt32(0), reader.GetInt32(1)) : throw MissingWorld(id);
-        }
-    }
+            if (!await reader.ReadAsync())
+            {
+                // Disposing the reader consumes the remaining results, so the connection goes back to the pool clean.
+                return DataFailure.MissingWorld(worlds[i].Id);
+            }
 
-    private static InvalidOperationException MissingWorld(int id)
-        => new($"The world table has no row {id}: is the database loaded? (scripts/db.sh start)");
+            worlds[i] = new World(reader.GetInt32(0), reader.GetInt32(1));
+        }
+
+        return worlds;
+    }
 }

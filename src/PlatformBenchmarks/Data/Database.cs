@@ -3,9 +3,9 @@ using Npgsql;
 namespace PlatformBenchmarks.Data;
 
 /// <summary>
-/// The TFB queries over one <see cref="NpgsqlDataSource"/>. Knows nothing of HTTP: it hands back rows, and signals an
-/// unreachable database with <see cref="DatabaseUnavailableException"/> (fast, thanks to a <see cref="CircuitBreaker"/>).
-/// Thread-safe; one instance serves the whole process.
+/// The TFB queries over one <see cref="NpgsqlDataSource"/>. Knows nothing of HTTP, and lets nothing of Npgsql out: every
+/// method hands back a <see cref="DataResult{T}"/>, its rows or a <see cref="DataFailure"/> (unreachable, fast thanks to a
+/// <see cref="CircuitBreaker"/>; a missing row; a failing statement). Thread-safe; one instance serves the whole process.
 /// </summary>
 /// <remarks>
 /// Every statement executes on the server as its own statement followed by its own Sync (docs/tfb-rules.md §2 #7): with
@@ -61,26 +61,15 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     /// </summary>
     public async Task<DatabaseStatus> TryWarmUpAsync()
     {
-        try
+        // Unreachable, reachable but wrong (a missing table: a failed statement) or not loaded (a missing row): the banner
+        // says which, and the server still starts.
+        if (!(await LoadFortunesAsync()).TryGetValue(out List<Fortune>? fortunes, out DataFailure? failure)
+            || !(await LoadSingleWorldAsync()).TryGetValue(out World world, out failure))
         {
-            List<Fortune> fortunes = await LoadFortunesAsync();
-            World world = await LoadSingleWorldAsync();
-            return new DatabaseStatus(true, $"{Settings}: {fortunes.Count} fortunes read, probe read of World row {world.Id} succeeded");
+            return new DatabaseStatus(false, $"{Settings}: {failure.Reason}");
         }
-        catch (DatabaseUnavailableException exception)
-        {
-            return new DatabaseStatus(false, $"{Settings}: {exception.Message}");
-        }
-        catch (NpgsqlException exception)
-        {
-            // Reachable but wrong (missing table, bad schema): the banner says so, the server still starts.
-            return new DatabaseStatus(false, $"{Settings}: {exception.Message}");
-        }
-        catch (InvalidOperationException exception)
-        {
-            // Reachable but not loaded (no such world row).
-            return new DatabaseStatus(false, $"{Settings}: {exception.Message}");
-        }
+
+        return new DatabaseStatus(true, $"{Settings}: {fortunes.Count} fortunes read, probe read of World row {world.Id} succeeded");
     }
 
     public void Dispose() => _dataSource.Dispose();

@@ -17,7 +17,7 @@ public class DatabaseReadTests
 
         for (int i = 0; i < 50; i++)
         {
-            World world = await database.LoadSingleWorldAsync();
+            World world = (await database.LoadSingleWorldAsync()).Value;
 
             Assert.InRange(world.Id, 1, World.MaxId);
             Assert.Equal(table[world.Id], world.RandomNumber);
@@ -31,7 +31,7 @@ public class DatabaseReadTests
         Database database = TestDatabase.Shared(mode);
         int[] table = await TestDatabase.ReadWorldTableAsync();
 
-        World[] worlds = await database.LoadWorldsAsync(count);
+        World[] worlds = (await database.LoadWorldsAsync(count)).Value;
 
         Assert.Equal(count, worlds.Length);
         Assert.All(worlds, world =>
@@ -50,7 +50,7 @@ public class DatabaseReadTests
         var ids = new List<int>();
         for (int i = 0; i < 4; i++)
         {
-            ids.AddRange((await database.LoadWorldsAsync(500)).Select(world => world.Id));
+            ids.AddRange((await database.LoadWorldsAsync(500)).Value.Select(world => world.Id));
         }
 
         // 2000 uniform draws: the chance of missing either tenth of the range is about 0.9^2000.
@@ -66,7 +66,7 @@ public class DatabaseReadTests
     {
         Database database = TestDatabase.Shared(mode);
 
-        World[][] results = await Task.WhenAll(Enumerable.Range(0, 512).Select(_ => database.LoadWorldsAsync(20).AsTask()));
+        World[][] results = await Task.WhenAll(Enumerable.Range(0, 512).Select(async _ => (await database.LoadWorldsAsync(20)).Value));
 
         Assert.All(results, worlds => Assert.Equal(20, worlds.Length));
         Assert.All(results.SelectMany(worlds => worlds), world => Assert.InRange(world.Id, 1, World.MaxId));
