@@ -19,16 +19,14 @@ internal sealed partial class Database
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<DataResult<T>> CallAsync<TState, T>(TState state, Func<Database, TState, ValueTask<DataResult<T>>> call)
     {
-        bool probe;
-        try
+        BreakerAdmission admission = _breaker.Enter();
+        if (admission is BreakerAdmission.Open)
         {
-            probe = _breaker.Enter();
-        }
-        catch (DatabaseUnavailableException exception)
-        {
-            return new DataFailure(DataOutcome.Unavailable, exception.Message);
+            // Completes synchronously: no box, no exception, no allocation while the database is known to be away.
+            return _breaker.OpenFailure;
         }
 
+        bool probe = admission is BreakerAdmission.Probe;
         try
         {
             // A missing row is an answer too: the database is there.
