@@ -138,36 +138,41 @@ internal sealed partial class Database
     /// Without multiplexing: one batch in one round trip, with error barriers so that each statement is followed by its
     /// own Sync, as if sent alone (docs/tfb-rules.md §2 #7: one Sync for the whole batch is forbidden).
     /// </summary>
-    private static async ValueTask<DataResult<World[]>> ReadWorldsInBatchAsync(World[] worlds, NpgsqlConnection connection)
+    private async ValueTask<DataResult<World[]>> ReadWorldsInBatchAsync(World[] worlds, NpgsqlConnection connection)
     {
-        // A new batch every time: unlike commands, an NpgsqlBatch reused on another pooled connection fails in Npgsql 10.0.0
-        // ("prepared statement "_auto0" does not exist") once its statements are auto-prepared.
-        await using NpgsqlBatch batch = connection.CreateBatch();
-        batch.EnableErrorBarriers = true;
-        foreach (World world in worlds)
-        {
-            var command = new NpgsqlBatchCommand(WorldSql);
-            command.Parameters.Add(new NpgsqlParameter<int> { TypedValue = world.Id });
-            batch.BatchCommands.Add(command);
-        }
-
-        await using NpgsqlDataReader reader = await batch.ExecuteReaderAsync();
+        // Reused like the commands, on whichever connection the request rented (Npgsql 10.0.3 re-prepares its statements
+        // there; 10.0.0 did not: see DatabaseReadTests).
+        ReusePool<NpgsqlBatch> batches = WorldBatches(worlds.Length);
+        NpgsqlBatch batch = batches.Rent();
+        batch.Connection = connection;
         for (int i = 0; i < worlds.Length; i++)
         {
-            if (i > 0 && !await reader.NextResultAsync())
-            {
-                throw new InvalidOperationException($"The batch returned {i} results for {worlds.Length} statements.");
-            }
-
-            if (!await reader.ReadAsync())
-            {
-                // Disposing the reader consumes the remaining results, so the connection goes back to the pool clean.
-                return DataFailure.MissingWorld(worlds[i].Id);
-            }
-
-            worlds[i] = new World(reader.GetInt32(0), reader.GetInt32(1));
+            SetInt(batch.BatchCommands[i].Parameters, 0, worlds[i].Id);
         }
 
-        return worlds;
+        DataFailure? missing = null;
+        // Disposing the reader consumes any results left after a missing row, so the connection goes back to the pool clean.
+        await using (NpgsqlDataReader reader = await batch.ExecuteReaderAsync())
+        {
+            for (int i = 0; i < worlds.Length; i++)
+            {
+                if (i > 0 && !await reader.NextResultAsync())
+                {
+                    throw new InvalidOperationException($"The batch returned {i} results for {worlds.Length} statements.");
+                }
+
+                if (!await reader.ReadAsync())
+                {
+                    missing = DataFailure.MissingWorld(worlds[i].Id);
+                    break;
+                }
+
+                worlds[i] = new World(reader.GetInt32(0), reader.GetInt32(1));
+            }
+        }
+
+        batch.Connection = null;
+        batches.Return(batch);
+        return missing is null ? worlds : missing;
     }
 }

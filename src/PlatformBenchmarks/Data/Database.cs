@@ -26,6 +26,7 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     private readonly ReusePool<NpgsqlCommand> _fortuneCommands;
     private readonly ReusePool<NpgsqlCommand> _itemCommands;
     private readonly ReusePool<NpgsqlCommand>?[] _updateCommands = new ReusePool<NpgsqlCommand>?[World.MaxPerRequest + 1];
+    private readonly ReusePool<NpgsqlBatch>?[] _worldBatches = new ReusePool<NpgsqlBatch>?[World.MaxPerRequest + 1];
 
     /// <summary>
     /// The log category of the outage and recovery lines. appsettings.json keeps it at Information while the default

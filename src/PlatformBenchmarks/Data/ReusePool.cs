@@ -3,7 +3,7 @@ using System.Collections.Concurrent;
 namespace PlatformBenchmarks.Data;
 
 /// <summary>
-/// Keeps Npgsql commands for reuse (batches are not reused: see Database.Reads.cs). Measured: building a fresh command (its parameters, its internal statement
+/// Keeps Npgsql commands and batches for reuse. Measured: building a fresh command (its parameters, its internal statement
 /// and parameter lists) for each statement cost about 1 KB of garbage, over half of all the data layer allocated.
 /// A rented item belongs to one statement at a time and goes back only after a successful execution; one that failed is
 /// dropped, since its state is unknown. Unbounded: the pool never holds more items than were once in use at the same time.
