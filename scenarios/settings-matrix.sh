@@ -12,7 +12,7 @@
 # Without --config it compares Kestrel's own defaults, the socket settings here and the epoll and io_uring
 # transports; without --route it measures /plaintext and /json. --help prints this text.
 # Database routes need the local PostgreSQL (scripts/db.sh start); its connection string is passed to every run.
-# After the rounds it prints each configuration's mean over them. The defaults in Hosting/TransportSettings.cs and
+# After the rounds it prints each configuration's mean over them. The defaults in Hosting/KestrelSocketSettings.cs and
 # Data/DatabaseOptions.cs were chosen from this script's output.
 set -euo pipefail
 
@@ -34,14 +34,14 @@ while [[ $# -gt 0 ]]; do
 done
 
 if [[ ${#configs[@]} -eq 0 ]]; then
-    # name|[VARIABLE=value ...] arguments. The socket settings apply only to Kestrel's sockets (Transport:Kind Sockets).
+    # name|[VARIABLE=value ...] arguments. The Sockets:* settings apply only to Kestrel's sockets (Transport:Kind Sockets).
     # "kestrel" is Kestrel's own defaults: no inline scheduling, and the runtime's completions queued to the pool
     # (Main would otherwise turn inline completions on).
     configs=(
-        "kestrel|DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS=0 --Transport:Kind Sockets --Transport:UnsafePreferInlineScheduling false"
+        "kestrel|DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS=0 --Transport:Kind Sockets --Sockets:UnsafePreferInlineScheduling false"
         "sockets|--Transport:Kind Sockets"
-        "no-wait|--Transport:Kind Sockets --Transport:WaitForDataBeforeAllocatingBuffer false"
-        "queues-1|--Transport:Kind Sockets --Transport:IOQueueCount 1"
+        "no-wait|--Transport:Kind Sockets --Sockets:WaitForDataBeforeAllocatingBuffer false"
+        "queues-1|--Transport:Kind Sockets --Sockets:IOQueueCount 1"
         "epoll|--Transport:Kind Epoll"
         "iouring|--Transport:Kind IoUring"
     )

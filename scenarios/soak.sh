@@ -136,9 +136,9 @@ say "starting the server on $url, --Transport:Kind $transport"
 # In this script's session, like a server started from the shell (scenarios/README.md, "Fair comparisons").
 ConnectionString="$connection_string" "$server" --urls "$url" --Transport:Kind "$transport" > "$raw/server.log" 2>&1 &
 server_pid=$!
-# TFB gives a server 60 s; the banner, printed once the database is warmed up, ends with the Cache line.
+# TFB gives a server 60 s; the host's ready line comes after the database probe, the cache's warm-up and the banner.
 for _ in $(seq 600); do
-    grep -q '^  Cache:' "$raw/server.log" && break
+    grep -q 'Application started\.' "$raw/server.log" && break
     kill -0 "$server_pid" 2> /dev/null || { tail -n 30 "$raw/server.log" >&2; die "the server exited during start-up"; }
     sleep 0.1
 done

@@ -113,12 +113,7 @@ class LocalServer:
             if time.monotonic() > deadline:
                 raise RunError(f"the server did not print '{self.READY_TEXT}' within {self.START_TIMEOUT} s:\n{text[-3000:]}")
             time.sleep(0.1)
-        # The banner (runtime, GC, transport settings) follows the host's start-up line; its last line lists the routes.
-        for _ in range(50):
-            text = self.log_path.read_text(encoding="utf-8", errors="replace")
-            if "\n  Routes:" in text:
-                break
-            time.sleep(0.1)
+        # The server prints its banner (runtime, GC, transport settings, the warm-up's outcome) before the ready line.
         banner = [line for line in text.splitlines()
                   if line.startswith(("PlatformBenchmarks", "  ")) and not line.startswith("      ")]  # not log bodies
         return Target("platformbenchmarks", url, self.process.pid, True, banner)

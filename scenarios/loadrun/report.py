@@ -81,14 +81,19 @@ def markdown(document: dict) -> str:
     return "\n".join(lines)
 
 
-def means(document: dict) -> dict[tuple[str, int, str], dict]:
-    """(test, level, target) -> mean requests/s and mean server CPU µs per response over the rounds, with their count."""
+def by_level(document: dict) -> dict[tuple[str, int, str], list[dict]]:
+    """(test, level, target) -> its measured runs without errors, one per round."""
     grouped: dict[tuple[str, int, str], list[dict]] = {}
     for run in measured(document):
         if run["rps"] is not None and not problems_of(run):
             grouped.setdefault((run["test"], run["level"], run["target"]), []).append(run)
+    return grouped
+
+
+def means(document: dict) -> dict[tuple[str, int, str], dict]:
+    """(test, level, target) -> mean requests/s and mean server CPU µs per response over the rounds, with their count."""
     result = {}
-    for key, runs in grouped.items():
+    for key, runs in by_level(document).items():
         cpus = [run["server_cpu_us_per_response"] for run in runs if run["server_cpu_us_per_response"] is not None]
         result[key] = {"rps": sum(run["rps"] for run in runs) / len(runs),
                        "cpu": sum(cpus) / len(cpus) if cpus else None, "rounds": len(runs)}

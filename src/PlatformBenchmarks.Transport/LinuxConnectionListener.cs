@@ -9,7 +9,7 @@ using PlatformBenchmarks.Transport.IoUring;
 namespace PlatformBenchmarks.Transport;
 
 /// <summary>
-/// One bound endpoint: <see cref="TransportOptions.EffectiveThreadCount"/> loops, each with its own SO_REUSEPORT
+/// One bound endpoint: <see cref="LinuxTransportOptions.EffectiveThreadCount"/> loops, each with its own SO_REUSEPORT
 /// listening socket on the endpoint, which no other socket listens on (<see cref="ListenSocket"/>). Connections accepted by the loops are handed out by <see cref="AcceptAsync"/>.
 /// </summary>
 internal sealed class LinuxConnectionListener : IConnectionListener
@@ -24,7 +24,7 @@ internal sealed class LinuxConnectionListener : IConnectionListener
     private Task? _unbound;
     private Task? _disposed;
 
-    private LinuxConnectionListener(TransportOptions options, ILogger logger, TimeProvider time)
+    private LinuxConnectionListener(LinuxTransportOptions options, ILogger logger, TimeProvider time)
     {
         Options = options;
         Logger = logger;
@@ -34,7 +34,7 @@ internal sealed class LinuxConnectionListener : IConnectionListener
 
     public EndPoint EndPoint { get; private set; }
 
-    public TransportOptions Options { get; }
+    public LinuxTransportOptions Options { get; }
 
     public ILogger Logger { get; }
 
@@ -42,7 +42,7 @@ internal sealed class LinuxConnectionListener : IConnectionListener
 
     internal IReadOnlyList<TransportLoop> Loops => _loops;
 
-    public static LinuxConnectionListener Bind(TransportKind kind, IPEndPoint endPoint, TransportOptions options, ILogger logger, TimeProvider time)
+    public static LinuxConnectionListener Bind(TransportKind kind, IPEndPoint endPoint, LinuxTransportOptions options, ILogger logger, TimeProvider time)
     {
         var listener = new LinuxConnectionListener(options, logger, time);
         int count = options.EffectiveThreadCount;

@@ -11,12 +11,12 @@ namespace PlatformBenchmarks.Transport;
 public sealed class LinuxTransportFactory : IConnectionListenerFactory, IConnectionListenerFactorySelector
 {
     private readonly TransportKind _kind;
-    private readonly TransportOptions _options;
+    private readonly LinuxTransportOptions _options;
     private readonly ILogger _logger;
     private readonly TimeProvider _time;
 
     /// <param name="time">The clock of the drain timeout and the accept back-off.</param>
-    public LinuxTransportFactory(TransportKind kind, TransportOptions options, ILoggerFactory loggerFactory, TimeProvider time)
+    public LinuxTransportFactory(TransportKind kind, LinuxTransportOptions options, ILoggerFactory loggerFactory, TimeProvider time)
     {
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(loggerFactory);
@@ -27,7 +27,7 @@ public sealed class LinuxTransportFactory : IConnectionListenerFactory, IConnect
         }
 
         // The host has validated its options already; these may come from code.
-        TransportOptionsValidator.ThrowIfInvalid(options);
+        LinuxTransportOptionsValidator.ThrowIfInvalid(options);
         _kind = kind;
         _options = options;
         _logger = loggerFactory.CreateLogger("PlatformBenchmarks.Transport");

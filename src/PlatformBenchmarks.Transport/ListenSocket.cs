@@ -8,7 +8,7 @@ namespace PlatformBenchmarks.Transport;
 
 /// <summary>
 /// Creates the non-blocking listening sockets, one per loop thread, all bound to one address with SO_REUSEPORT, on a
-/// port no other socket listens on.
+/// port no other socket listens on. Its pointers are of stack locals, each given to one system call.
 /// </summary>
 /// <remarks>
 /// SO_REUSEPORT lets any socket of the same effective user that sets it too join the group on the address, and the
@@ -18,7 +18,7 @@ namespace PlatformBenchmarks.Transport;
 /// that joins later: Linux cannot close a group (a reuseport BPF program that ignored the newcomer could be detached by
 /// it), and a process of the same user may kill this one and take the port all the same.
 /// </remarks>
-internal static unsafe partial class ListenSocket
+internal static partial class ListenSocket
 {
     private const int Backlog = 4096;
 
@@ -76,7 +76,7 @@ internal static unsafe partial class ListenSocket
     /// for them: it is in their SO_REUSEPORT group, or listens on an address that overlaps theirs. Where the kernel will
     /// not list its sockets, logs a warning and trusts the plain bind that came before.
     /// </summary>
-    internal static void EnsureAlone(ReadOnlySpan<int> fds, IPEndPoint bound, ILogger logger)
+    internal static unsafe void EnsureAlone(ReadOnlySpan<int> fds, IPEndPoint bound, ILogger logger)
     {
         var ours = new HashSet<ulong>();
         foreach (int fd in fds)
@@ -158,7 +158,7 @@ internal static unsafe partial class ListenSocket
     }
 
     /// <summary>A socket bound to <paramref name="endPoint"/>, not listening yet.</summary>
-    private static int Open(IPEndPoint endPoint, bool reusePort)
+    private static unsafe int Open(IPEndPoint endPoint, bool reusePort)
     {
         int family = endPoint.AddressFamily == AddressFamily.InterNetworkV6 ? Libc.AF_INET6 : Libc.AF_INET;
         int fd = Libc.Socket(family, Libc.SOCK_STREAM | Libc.SOCK_NONBLOCK | Libc.SOCK_CLOEXEC, 0);
@@ -198,7 +198,7 @@ internal static unsafe partial class ListenSocket
         }
     }
 
-    private static IPEndPoint? LocalEndPoint(int fd)
+    private static unsafe IPEndPoint? LocalEndPoint(int fd)
     {
         Libc.SocketAddress address;
         uint length = Libc.SocketAddress.Size;

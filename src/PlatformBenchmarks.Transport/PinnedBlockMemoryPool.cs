@@ -93,8 +93,11 @@ internal sealed class PinnedBlockMemoryPool : MemoryPool<byte>
 /// One block of a pinned slab. A <see cref="MemoryManager{T}"/> so the transport can recover its address from any
 /// <see cref="Memory{T}"/> the pipes hand back (<see cref="MemoryMarshal.TryGetMemoryManager{T, TManager}(ReadOnlyMemory{T}, out TManager?, out int, out int)"/>)
 /// and pass it to the kernel without a pin.
+///
+/// Memory: <see cref="Pointer"/> points into the block's slab, an array on the pinned object heap that the block keeps
+/// alive, so it stays valid and in place for as long as the block is referenced.
 /// </summary>
-internal sealed unsafe class PinnedBlock : MemoryManager<byte>
+internal sealed class PinnedBlock : MemoryManager<byte>
 {
     private readonly PinnedBlockMemoryPool _pool;
 
@@ -103,25 +106,25 @@ internal sealed unsafe class PinnedBlock : MemoryManager<byte>
     private bool _lent;
     private bool _returnDeferred;
 
-    public PinnedBlock(PinnedBlockMemoryPool pool, byte[] slab, byte* pointer)
+    public unsafe PinnedBlock(PinnedBlockMemoryPool pool, byte[] slab, byte* pointer)
     {
         _pool = pool;
         _slab = slab;
         Pointer = pointer;
     }
 
-    public byte* Pointer { get; }
+    public unsafe byte* Pointer { get; }
 
-    public override Span<byte> GetSpan() => new(Pointer, PinnedBlockMemoryPool.BlockSize);
+    public override unsafe Span<byte> GetSpan() => new(Pointer, PinnedBlockMemoryPool.BlockSize);
 
     // The slab is on the pinned object heap: nothing to pin.
-    public override MemoryHandle Pin(int elementIndex = 0) => new(Pointer + elementIndex);
+    public override unsafe MemoryHandle Pin(int elementIndex = 0) => new(Pointer + elementIndex);
 
     public override void Unpin()
     {
     }
 
-    protected override bool TryGetArray(out ArraySegment<byte> segment)
+    protected override unsafe bool TryGetArray(out ArraySegment<byte> segment)
     {
         segment = new ArraySegment<byte>(_slab, (int)(Pointer - (byte*)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(_slab))), PinnedBlockMemoryPool.BlockSize);
         return true;

@@ -72,7 +72,6 @@ internal sealed partial class TransportConnection : IValueTaskSource<int>
         {
             // RFC 9112 §9.6: the FIN goes right after the last response; the read side stays open for the linger.
             _ = Libc.Shutdown(Fd, Libc.SHUT_WR);
-            _outputShutDown = true;
         }
 
         _sendDone = true;

@@ -22,7 +22,7 @@ namespace PlatformBenchmarks.Transport;
 /// </summary>
 internal sealed partial class TransportConnection : ConnectionContext,
     IConnectionIdFeature, IConnectionTransportFeature, IConnectionItemsFeature, IConnectionLifetimeFeature,
-    IConnectionEndPointFeature, IConnectionHalfCloseFeature
+    IConnectionEndPointFeature
 {
     private static long s_lastId;
 
@@ -43,7 +43,6 @@ internal sealed partial class TransportConnection : ConnectionContext,
     private bool _sendDone;
     private bool _disposeRequested;
     private bool _closed;
-    private volatile bool _outputShutDown;
 
     public TransportConnection(TransportLoop loop, int fd, IPEndPoint? remote, EndPoint? local)
     {
@@ -61,7 +60,6 @@ internal sealed partial class TransportConnection : ConnectionContext,
         _features.Set<IConnectionItemsFeature>(this);
         _features.Set<IConnectionLifetimeFeature>(this);
         _features.Set<IConnectionEndPointFeature>(this);
-        _features.Set<IConnectionHalfCloseFeature>(this);
     }
 
     /// <summary>The socket; -1 once closed. Loop thread only.</summary>
@@ -72,8 +70,11 @@ internal sealed partial class TransportConnection : ConnectionContext,
 
     internal bool IsClosed => _closed;
 
-    /// <summary>State the loop kind keeps per connection (epoll: the registered interest; io_uring: its slot). Loop thread only.</summary>
-    internal uint KindState { get; set; }
+    /// <summary>
+    /// What the loop has registered for this connection, 0 for nothing: epoll, the events the descriptor is in the
+    /// epoll set for; io_uring, the number of the slot its operations name, plus one. Loop thread only.
+    /// </summary>
+    internal uint LoopRegistration { get; set; }
 
     public override string ConnectionId
     {
@@ -90,8 +91,6 @@ internal sealed partial class TransportConnection : ConnectionContext,
     }
 
     public override IDuplexPipe Transport { get; set; }
-
-    public bool IsOutputShutDown => _outputShutDown;
 
     /// <summary>On the loop, once accepted: start receiving and start the send loop.</summary>
     internal void Start()

@@ -32,8 +32,8 @@ namespace PlatformBenchmarks.Transport;
 /// <see cref="StopAccepting"/> and <see cref="ReleaseResources"/>.</item>
 /// </list>
 /// Calls into a connection may run the application inline, which may close the connection: a kind re-checks
-/// <see cref="TransportConnection.IsClosed"/> after each. <see cref="TransportConnection.KindState"/> is the kind's
-/// own per-connection word. A new kind is wired in at three places: LinuxConnectionListener.CreateLoop,
+/// <see cref="TransportConnection.IsClosed"/> after each. <see cref="TransportConnection.LoopRegistration"/> is the kind's
+/// own per-connection word: what it has registered for the connection. A new kind is wired in at three places: LinuxConnectionListener.CreateLoop,
 /// LinuxTransportFactory (the kinds it accepts) and TransportChooser (Auto's order, with a reason for the banner).
 /// </summary>
 internal abstract class TransportLoop : PipeScheduler
@@ -65,6 +65,7 @@ internal abstract class TransportLoop : PipeScheduler
         long maxWrite = listener.Options.MaxWriteBufferSize;
         InputOptions = new PipeOptions(Pool, readerScheduler: this, writerScheduler: this, pauseWriterThreshold: maxRead, resumeWriterThreshold: maxRead / 2, minimumSegmentSize: PinnedBlockMemoryPool.BlockSize, useSynchronizationContext: false);
         OutputOptions = new PipeOptions(Pool, readerScheduler: this, writerScheduler: this, pauseWriterThreshold: maxWrite, resumeWriterThreshold: maxWrite / 2, minimumSegmentSize: PinnedBlockMemoryPool.BlockSize, useSynchronizationContext: false);
+        Context = new LoopSynchronizationContext(this);
         _thread = new Thread(static s => ((TransportLoop)s!).ThreadMain())
         {
             IsBackground = true,
@@ -73,6 +74,12 @@ internal abstract class TransportLoop : PipeScheduler
     }
 
     public int Index { get; }
+
+    /// <summary>The loop thread's own loop, or null on any other thread.</summary>
+    internal static TransportLoop? Current => t_current;
+
+    /// <summary>Posts work to this loop and runs it with itself as the current context (see <see cref="LoopSynchronizationContext"/>).</summary>
+    internal LoopSynchronizationContext Context { get; }
 
     public PinnedBlockMemoryPool Pool { get; }
 

@@ -11,7 +11,7 @@ public abstract class AllocationTests(TransportKind kind)
         // The loop thread runs the receive, the application (inline, scheduled by the pipes) and the send: what it
         // allocates over many requests is what a request costs there. Measured on that thread alone, so the client's
         // own allocations do not count.
-        await using TestServer server = await TestServer.StartEchoAsync(kind, new TransportOptions { ThreadCount = 1 });
+        await using TestServer server = await TestServer.StartEchoAsync(kind, new LinuxTransportOptions { ThreadCount = 1 });
         TransportLoop loop = server.Listener.Loops[0];
         using Socket client = await server.ConnectAsync();
         byte[] request = SocketExtensions.Pattern(200);

@@ -18,7 +18,7 @@ public abstract class BackPressureTests(TransportKind kind)
         // The input fills to its pause threshold and the loop stops receiving. Nothing consumes the input, so it never
         // resumes: the pool cannot grow however much more the client offers (the kernel's buffers fill, then its sends
         // stop completing).
-        var options = new TransportOptions { ThreadCount = 1, MaxReadBufferSize = 64 * 1024 };
+        var options = new LinuxTransportOptions { ThreadCount = 1, MaxReadBufferSize = 64 * 1024 };
         var accepted = new TaskCompletionSource<TransportConnection>(TaskCreationOptions.RunContinuationsAsynchronously);
         var finished = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         await using TestServer server = await TestServer.StartAsync(kind, async connection =>
@@ -44,7 +44,7 @@ public abstract class BackPressureTests(TransportKind kind)
     public async Task AnApplicationWritingToAPeerThatNeverReadsWaitsAtTheOutputThreshold()
     {
         // The application flushes for as long as its flushes complete; one waits once the output holds the threshold.
-        var options = new TransportOptions { ThreadCount = 1, MaxWriteBufferSize = 64 * 1024 };
+        var options = new LinuxTransportOptions { ThreadCount = 1, MaxWriteBufferSize = 64 * 1024 };
         var heldBack = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         await using TestServer server = await TestServer.StartAsync(kind, async connection =>
         {
@@ -78,7 +78,7 @@ public abstract class BackPressureTests(TransportKind kind)
     {
         // The application writes far more than the socket buffers hold, completes, and is done; the peer never reads.
         var time = new FakeTimeProvider(DateTimeOffset.UnixEpoch);
-        var options = new TransportOptions { ThreadCount = 1, DrainTimeout = TimeSpan.FromSeconds(5) };
+        var options = new LinuxTransportOptions { ThreadCount = 1, DrainTimeout = TimeSpan.FromSeconds(5) };
         var draining = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var disposed = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         await using TestServer server = await TestServer.StartAsync(kind, async connection =>

@@ -16,7 +16,7 @@ public abstract class FaultTests(TransportKind kind)
     {
         var time = new FakeTimeProvider(DateTimeOffset.UnixEpoch);
         var log = new RecordingLogger();
-        await using TestServer server = await TestServer.StartEchoAsync(kind, new TransportOptions { ThreadCount = 1 }, log, time);
+        await using TestServer server = await TestServer.StartEchoAsync(kind, new LinuxTransportOptions { ThreadCount = 1 }, log, time);
         TransportLoop loop = server.Listener.Loops.Single();
         using Socket served = await server.ConnectAsync();
         await EchoesAsync(served, "before");

@@ -102,7 +102,7 @@ public abstract class LifetimeTests(TransportKind kind)
     [Fact]
     public async Task TheFactoryClaimsIpEndPointsOnly()
     {
-        var factory = new LinuxTransportFactory(kind is TransportKind.IoUring ? TransportKind.IoUring : TransportKind.Epoll, new TransportOptions(), NullLoggerFactory.Instance, new FakeTimeProvider());
+        var factory = new LinuxTransportFactory(kind is TransportKind.IoUring ? TransportKind.IoUring : TransportKind.Epoll, new LinuxTransportOptions(), NullLoggerFactory.Instance, new FakeTimeProvider());
         Assert.True(factory.CanBind(new IPEndPoint(IPAddress.Loopback, 0)));
         Assert.True(factory.CanBind(new IPEndPoint(IPAddress.IPv6Any, 0)));
         Assert.False(factory.CanBind(new UnixDomainSocketEndPoint("/tmp/x.sock")));

@@ -74,7 +74,7 @@ public abstract class PortOwnershipTests(TransportKind kind)
 
     private Task<IConnectionListener> BindAsync(int port, IPAddress? address = null)
     {
-        var factory = new LinuxTransportFactory(TransportChooser.Choose(kind).Kind, new TransportOptions { ThreadCount = 2 }, NullLoggerFactory.Instance, new FakeTimeProvider());
+        var factory = new LinuxTransportFactory(TransportChooser.Choose(kind).Kind, new LinuxTransportOptions { ThreadCount = 2 }, NullLoggerFactory.Instance, new FakeTimeProvider());
         return factory.BindAsync(new IPEndPoint(address ?? IPAddress.Loopback, port)).AsTask();
     }
 

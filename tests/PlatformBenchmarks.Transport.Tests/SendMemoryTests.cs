@@ -26,7 +26,7 @@ public abstract class SendMemoryTests(TransportKind kind)
     public async Task AConnectionClosedWithItsSendParkedOnAFullSocketGivesNoBlockBackBeforeTheSendEnds(Closer closer)
     {
         var time = new FakeTimeProvider(DateTimeOffset.UnixEpoch);
-        var options = new TransportOptions { ThreadCount = 1, DrainTimeout = TimeSpan.FromSeconds(5) };
+        var options = new LinuxTransportOptions { ThreadCount = 1, DrainTimeout = TimeSpan.FromSeconds(5) };
         var parked = new TaskCompletionSource<TransportConnection>(TaskCreationOptions.RunContinuationsAsynchronously);
         TestServer server = await TestServer.StartAsync(kind, async connection =>
         {
@@ -99,7 +99,7 @@ public abstract class SendMemoryTests(TransportKind kind)
             {
                 await TestServer.EchoAsync(connection);
             }
-        }, new TransportOptions { ThreadCount = 1 });
+        }, new LinuxTransportOptions { ThreadCount = 1 });
 
         using Socket neighbour = await server.ConnectAsync();
         using var stop = new CancellationTokenSource();

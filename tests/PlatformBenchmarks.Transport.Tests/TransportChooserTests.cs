@@ -62,5 +62,5 @@ public class TransportChooserTests
 
     [Fact]
     public void ThreadCountZeroMeansOnePerProcessor() =>
-        Assert.Equal(Environment.ProcessorCount, new TransportOptions().EffectiveThreadCount);
+        Assert.Equal(Environment.ProcessorCount, new LinuxTransportOptions().EffectiveThreadCount);
 }

@@ -10,8 +10,12 @@ namespace PlatformBenchmarks.Transport.Epoll;
 /// listening socket, an eventfd for wake-ups, and its connections. Interest changes only at the edges of a connection's
 /// life (back-pressure, a full socket buffer, end of stream), so steady state costs one recv and one send per request
 /// plus an epoll_wait shared by every connection ready in the same turn.
+///
+/// Memory: the event array is native memory the loop owns until <see cref="ReleaseResources"/>, as its thread ends.
+/// Every other pointer lives for one system call: stack memory, pool blocks (pinned for the pool's life), or foreign
+/// memory pinned around the call.
 /// </summary>
-internal sealed unsafe class EpollLoop : TransportLoop
+internal sealed class EpollLoop : TransportLoop
 {
     private const int MaxEvents = 512;
 
@@ -22,11 +26,11 @@ internal sealed unsafe class EpollLoop : TransportLoop
 
     private readonly int _epoll;
     private readonly int _eventFd;
-    private readonly byte* _events;
+    private readonly unsafe byte* _events;
     private int _listenFd;
     private bool _listenerArmed;
 
-    public EpollLoop(LinuxConnectionListener listener, int index, int listenFd)
+    public unsafe EpollLoop(LinuxConnectionListener listener, int index, int listenFd)
         : base(listener, index)
     {
         _listenFd = listenFd;
@@ -43,7 +47,7 @@ internal sealed unsafe class EpollLoop : TransportLoop
         ArmListener();
     }
 
-    protected override void Run()
+    protected override unsafe void Run()
     {
         int eventSize = Libc.EpollEventSize;
         int dataOffset = Libc.EpollDataOffset;
@@ -90,7 +94,7 @@ internal sealed unsafe class EpollLoop : TransportLoop
         }
     }
 
-    protected override void Wake()
+    protected override unsafe void Wake()
     {
         ulong one = 1;
         _ = Libc.Write(_eventFd, &one, sizeof(ulong));
@@ -145,7 +149,7 @@ internal sealed unsafe class EpollLoop : TransportLoop
         _listenFd = -1;
     }
 
-    protected override void ReleaseResources()
+    protected override unsafe void ReleaseResources()
     {
         CloseDescriptors();
         NativeMemory.Free(_events);
@@ -181,7 +185,7 @@ internal sealed unsafe class EpollLoop : TransportLoop
         }
     }
 
-    private static void Receive(TransportConnection connection)
+    private static unsafe void Receive(TransportConnection connection)
     {
         for (int i = 0; i < ReceivesPerTurn; i++)
         {
@@ -232,7 +236,7 @@ internal sealed unsafe class EpollLoop : TransportLoop
         }
 
         uint wanted = (connection.WantsReceive ? Libc.EPOLLIN : 0) | (connection.WaitingToSend ? Libc.EPOLLOUT : 0);
-        uint current = connection.KindState;
+        uint current = connection.LoopRegistration;
         if (wanted == current)
         {
             return;
@@ -242,10 +246,10 @@ internal sealed unsafe class EpollLoop : TransportLoop
         // forever for a connection that both sides have half-closed.
         int op = current == 0 ? Libc.EPOLL_CTL_ADD : wanted == 0 ? Libc.EPOLL_CTL_DEL : Libc.EPOLL_CTL_MOD;
         _ = Libc.EpollControl(_epoll, op, connection.Fd, wanted);
-        connection.KindState = wanted;
+        connection.LoopRegistration = wanted;
     }
 
-    private void Accept()
+    private unsafe void Accept()
     {
         // A bounded batch, so a flood of connections cannot starve the connections already here.
         for (int i = 0; i < 64; i++)
@@ -292,7 +296,7 @@ internal sealed unsafe class EpollLoop : TransportLoop
     }
 
     /// <summary>One send(2) for a single segment, one sendmsg(2) for several; MSG_NOSIGNAL so a closed peer is EPIPE, not SIGPIPE.</summary>
-    private static nint Send(int fd, in ReadOnlySequence<byte> data)
+    private static unsafe nint Send(int fd, in ReadOnlySequence<byte> data)
     {
         if (data.IsSingleSegment)
         {
@@ -305,7 +309,7 @@ internal sealed unsafe class EpollLoop : TransportLoop
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static nint SendVector(int fd, in ReadOnlySequence<byte> data)
+    private static unsafe nint SendVector(int fd, in ReadOnlySequence<byte> data)
     {
         const int MaxVectors = 64;
         Libc.IoVector* vectors = stackalloc Libc.IoVector[MaxVectors];

@@ -2,7 +2,7 @@ using System.Runtime.InteropServices;
 
 namespace PlatformBenchmarks.Transport.Interop;
 
-internal static unsafe partial class Libc
+internal static partial class Libc
 {
     public const int EPOLL_CLOEXEC = 0x80000;
     public const int EPOLL_CTL_ADD = 1;
@@ -25,13 +25,13 @@ internal static unsafe partial class Libc
     public static partial int EpollCreate1(int flags);
 
     [LibraryImport(Library, EntryPoint = "epoll_ctl", SetLastError = true)]
-    public static partial int EpollCtl(int epfd, int op, int fd, void* epollEvent);
+    public static unsafe partial int EpollCtl(int epfd, int op, int fd, void* epollEvent);
 
     [LibraryImport(Library, EntryPoint = "epoll_wait", SetLastError = true)]
-    public static partial int EpollWait(int epfd, void* events, int maxEvents, int timeout);
+    public static unsafe partial int EpollWait(int epfd, void* events, int maxEvents, int timeout);
 
     /// <summary>epoll_ctl with the event laid out for this architecture; the event's data is the file descriptor.</summary>
-    public static int EpollControl(int epfd, int op, int fd, uint events)
+    public static unsafe int EpollControl(int epfd, int op, int fd, uint events)
     {
         byte* epollEvent = stackalloc byte[16];
         *(uint*)epollEvent = events;

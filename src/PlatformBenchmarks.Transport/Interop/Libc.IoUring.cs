@@ -7,7 +7,7 @@ namespace PlatformBenchmarks.Transport.Interop;
 /// the kernel's structures from linux/io_uring.h as blittable structs. The system call numbers are the same on every
 /// architecture (they were added after the tables were unified).
 /// </summary>
-internal static unsafe partial class Libc
+internal static partial class Libc
 {
     private const long SYS_io_uring_setup = 425;
     private const long SYS_io_uring_enter = 426;
@@ -65,28 +65,28 @@ internal static unsafe partial class Libc
     [LibraryImport(Library, EntryPoint = "syscall", SetLastError = true)]
     private static partial long Syscall(long number, nint a1, nint a2, nint a3, nint a4, nint a5, nint a6);
 
-    public static int IoUringSetup(uint entries, IoUringParams* parameters) =>
+    public static unsafe int IoUringSetup(uint entries, IoUringParams* parameters) =>
         (int)Syscall(SYS_io_uring_setup, (nint)entries, (nint)parameters, 0, 0, 0, 0);
 
     public static int IoUringEnter(int ring, uint toSubmit, uint minComplete, uint flags) =>
         (int)Syscall(SYS_io_uring_enter, ring, (nint)toSubmit, (nint)minComplete, (nint)flags, 0, 0);
 
-    public static int IoUringEnter(int ring, uint toSubmit, uint minComplete, uint flags, GetEventsArgument* argument) =>
+    public static unsafe int IoUringEnter(int ring, uint toSubmit, uint minComplete, uint flags, GetEventsArgument* argument) =>
         (int)Syscall(SYS_io_uring_enter, ring, (nint)toSubmit, (nint)minComplete, (nint)flags, (nint)argument, sizeof(GetEventsArgument));
 
-    public static int IoUringRegister(int ring, uint opcode, void* argument, uint count) =>
+    public static unsafe int IoUringRegister(int ring, uint opcode, void* argument, uint count) =>
         (int)Syscall(SYS_io_uring_register, ring, (nint)opcode, (nint)argument, (nint)count, 0, 0);
 
     [LibraryImport(Library, EntryPoint = "mmap", SetLastError = true)]
-    public static partial void* MemoryMap(void* address, nuint length, int protection, int flags, int fd, long offset);
+    public static unsafe partial void* MemoryMap(void* address, nuint length, int protection, int flags, int fd, long offset);
 
     [LibraryImport(Library, EntryPoint = "munmap", SetLastError = true)]
-    public static partial int MemoryUnmap(void* address, nuint length);
+    public static unsafe partial int MemoryUnmap(void* address, nuint length);
 
-    public static readonly void* MapFailed = (void*)-1;
+    public static readonly unsafe void* MapFailed = (void*)-1;
 
     [LibraryImport(Library, EntryPoint = "getpeername", SetLastError = true)]
-    public static partial int GetPeerName(int fd, SocketAddress* address, uint* length);
+    public static unsafe partial int GetPeerName(int fd, SocketAddress* address, uint* length);
 
     /// <summary>struct io_uring_getevents_arg: with IORING_ENTER_EXT_ARG, a wait with a timeout.</summary>
     [StructLayout(LayoutKind.Sequential)]

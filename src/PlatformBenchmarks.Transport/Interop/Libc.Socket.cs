@@ -3,7 +3,7 @@ using System.Runtime.InteropServices;
 
 namespace PlatformBenchmarks.Transport.Interop;
 
-internal static unsafe partial class Libc
+internal static partial class Libc
 {
     public const int AF_INET = 2;
     public const int AF_INET6 = 10;
@@ -38,39 +38,39 @@ internal static unsafe partial class Libc
     public static partial int Socket(int domain, int type, int protocol);
 
     [LibraryImport(Library, EntryPoint = "setsockopt", SetLastError = true)]
-    public static partial int SetSockOpt(int fd, int level, int name, void* value, uint length);
+    public static unsafe partial int SetSockOpt(int fd, int level, int name, void* value, uint length);
 
     [LibraryImport(Library, EntryPoint = "getsockopt", SetLastError = true)]
-    public static partial int GetSockOpt(int fd, int level, int name, void* value, uint* length);
+    public static unsafe partial int GetSockOpt(int fd, int level, int name, void* value, uint* length);
 
     [LibraryImport(Library, EntryPoint = "bind", SetLastError = true)]
-    public static partial int Bind(int fd, SocketAddress* address, uint length);
+    public static unsafe partial int Bind(int fd, SocketAddress* address, uint length);
 
     [LibraryImport(Library, EntryPoint = "listen", SetLastError = true)]
     public static partial int Listen(int fd, int backlog);
 
     [LibraryImport(Library, EntryPoint = "getsockname", SetLastError = true)]
-    public static partial int GetSockName(int fd, SocketAddress* address, uint* length);
+    public static unsafe partial int GetSockName(int fd, SocketAddress* address, uint* length);
 
     [LibraryImport(Library, EntryPoint = "accept4", SetLastError = true)]
-    public static partial int Accept4(int fd, SocketAddress* address, uint* length, int flags);
+    public static unsafe partial int Accept4(int fd, SocketAddress* address, uint* length, int flags);
 
     [LibraryImport(Library, EntryPoint = "recv", SetLastError = true)]
-    public static partial nint Recv(int fd, void* buffer, nuint length, int flags);
+    public static unsafe partial nint Recv(int fd, void* buffer, nuint length, int flags);
 
     [LibraryImport(Library, EntryPoint = "send", SetLastError = true)]
-    public static partial nint Send(int fd, void* buffer, nuint length, int flags);
+    public static unsafe partial nint Send(int fd, void* buffer, nuint length, int flags);
 
     [LibraryImport(Library, EntryPoint = "sendmsg", SetLastError = true)]
-    public static partial nint SendMsg(int fd, MessageHeader* message, int flags);
+    public static unsafe partial nint SendMsg(int fd, MessageHeader* message, int flags);
 
     [LibraryImport(Library, EntryPoint = "shutdown", SetLastError = true)]
     public static partial int Shutdown(int fd, int how);
 
-    public static int SetOption(int fd, int level, int name, int value) => SetSockOpt(fd, level, name, &value, sizeof(int));
+    public static unsafe int SetOption(int fd, int level, int name, int value) => SetSockOpt(fd, level, name, &value, sizeof(int));
 
     /// <summary>Makes the next close(2) send a reset instead of a FIN (SO_LINGER on, timeout 0).</summary>
-    public static void SetResetOnClose(int fd)
+    public static unsafe void SetResetOnClose(int fd)
     {
         Linger linger = new() { OnOff = 1, Seconds = 0 };
         _ = SetSockOpt(fd, SOL_SOCKET, SO_LINGER, &linger, (uint)sizeof(Linger));
@@ -86,7 +86,7 @@ internal static unsafe partial class Libc
     [StructLayout(LayoutKind.Sequential)]
     public struct IoVector
     {
-        public void* Base;
+        public unsafe void* Base;
         public nuint Length;
     }
 
@@ -94,11 +94,11 @@ internal static unsafe partial class Libc
     [StructLayout(LayoutKind.Sequential)]
     public struct MessageHeader
     {
-        public void* Name;
+        public unsafe void* Name;
         public uint NameLength;
-        public IoVector* Vectors;
+        public unsafe IoVector* Vectors;
         public nuint VectorCount;
-        public void* Control;
+        public unsafe void* Control;
         public nuint ControlLength;
         public int Flags;
     }

@@ -5,8 +5,12 @@ namespace PlatformBenchmarks.Transport.Interop;
 /// <summary>
 /// The C library calls the transport makes, as source-generated P/Invokes over blittable types only, so Native AOT
 /// needs nothing beyond libc. Every call sets errno; read it with <see cref="Marshal.GetLastPInvokeError"/>.
+///
+/// Memory: a pointer given to a call here belongs to the caller and must stay valid for the call only. The C library
+/// keeps none after it returns; what the kernel keeps (io_uring's rings and buffers, a send in flight) is named where
+/// it is owned: <see cref="IoUring.Ring"/>, <see cref="IoUring.ProvidedBufferRing"/>, <see cref="IoUring.IoUringLoop"/>.
 /// </summary>
-internal static unsafe partial class Libc
+internal static partial class Libc
 {
     private const string Library = "libc";
 
@@ -25,10 +29,10 @@ internal static unsafe partial class Libc
     public static partial int Close(int fd);
 
     [LibraryImport(Library, EntryPoint = "read", SetLastError = true)]
-    public static partial nint Read(int fd, void* buffer, nuint count);
+    public static unsafe partial nint Read(int fd, void* buffer, nuint count);
 
     [LibraryImport(Library, EntryPoint = "write", SetLastError = true)]
-    public static partial nint Write(int fd, void* buffer, nuint count);
+    public static unsafe partial nint Write(int fd, void* buffer, nuint count);
 
     [LibraryImport(Library, EntryPoint = "eventfd", SetLastError = true)]
     public static partial int EventFd(uint initialValue, int flags);

@@ -12,8 +12,10 @@ internal readonly record struct TcpListenerEntry(ulong Cookie, IPEndPoint EndPoi
 /// <summary>
 /// The kernel's list of TCP listening sockets, read over a NETLINK_SOCK_DIAG socket as ss(8) reads it. It shows every
 /// user's sockets and needs no privilege.
+///
+/// Memory: the pointers are of stack locals or into the caller's buffer, fixed for the call; none outlives it.
 /// </summary>
-internal static unsafe class SocketDiagnostics
+internal static class SocketDiagnostics
 {
     // Larger than any datagram of a dump (the kernel fills at most 32 KiB per read), so none is truncated.
     private const int ReceiveBufferSize = 64 * 1024;
@@ -45,7 +47,7 @@ internal static unsafe class SocketDiagnostics
         }
     }
 
-    private static int Dump(int fd, int family, byte[] buffer, List<TcpListenerEntry> into)
+    private static unsafe int Dump(int fd, int family, byte[] buffer, List<TcpListenerEntry> into)
     {
         var request = new Libc.InetDiagDumpRequest
         {
@@ -93,7 +95,7 @@ internal static unsafe class SocketDiagnostics
     }
 
     /// <summary>Reads one datagram's messages: null while the dump goes on, else 0 at its end or the errno it failed with.</summary>
-    private static int? Parse(ReadOnlySpan<byte> datagram, uint sequence, List<TcpListenerEntry> into)
+    private static unsafe int? Parse(ReadOnlySpan<byte> datagram, uint sequence, List<TcpListenerEntry> into)
     {
         while (datagram.Length >= sizeof(Libc.NetlinkMessageHeader))
         {
@@ -128,7 +130,7 @@ internal static unsafe class SocketDiagnostics
         return null;
     }
 
-    private static TcpListenerEntry Entry(ReadOnlySpan<byte> payload)
+    private static unsafe TcpListenerEntry Entry(ReadOnlySpan<byte> payload)
     {
         Libc.InetDiagMessage message = MemoryMarshal.Read<Libc.InetDiagMessage>(payload);
         bool v6Only = false;

@@ -16,8 +16,13 @@ namespace PlatformBenchmarks.Transport.IoUring;
 /// every response written, cancels) goes to the kernel in the one io_uring_enter that also waits for the next
 /// completions, so steady state costs a fraction of a system call per request rather than the receive and send of a
 /// readiness loop.
+///
+/// Memory: the wake-up counter and each slot's msghdr are native memory the loop allocates and frees. The addresses a
+/// send gives the kernel are of pool blocks (pinned for the pool's life, marked lent) or of foreign memory pinned by the
+/// slot, and the slot holds them until that send's completion is reaped. <see cref="ReleaseResources"/> frees nothing
+/// while an operation is in flight: the kernel may still read or write through it.
 /// </summary>
-internal sealed unsafe class IoUringLoop : TransportLoop
+internal sealed class IoUringLoop : TransportLoop
 {
     private const uint SubmissionEntries = 1024;
 
@@ -32,7 +37,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
     private readonly Ring _ring;
     private readonly ProvidedBufferRing _buffers;
     private readonly int _eventFd;
-    private readonly ulong* _wakeValue;
+    private readonly unsafe ulong* _wakeValue;
     private readonly List<Slot> _slots = [];
     private readonly Stack<int> _freeSlots = new();
     private int _listenFd;
@@ -43,7 +48,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
     // Operations submitted whose last completion has not arrived: the loop's resources are freed only at zero.
     private int _inFlight;
 
-    public IoUringLoop(LinuxConnectionListener listener, int index, int listenFd)
+    public unsafe IoUringLoop(LinuxConnectionListener listener, int index, int listenFd)
         : base(listener, index)
     {
         _listenFd = listenFd;
@@ -110,7 +115,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         }
     }
 
-    protected override void Wake()
+    protected override unsafe void Wake()
     {
         ulong one = 1;
         _ = Libc.Write(_eventFd, &one, sizeof(ulong));
@@ -148,7 +153,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         }
     }
 
-    internal override ValueTask<int> SendAsync(TransportConnection connection, ReadOnlySequence<byte> data)
+    internal override unsafe ValueTask<int> SendAsync(TransportConnection connection, ReadOnlySequence<byte> data)
     {
         Slot slot = SlotOf(connection);
         Debug.Assert(!slot.Sending, "The send loop has one send in flight at a time.");
@@ -180,12 +185,12 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         // The descriptor is closed right after this; what is in flight on it still holds the socket, so cancel it (by
         // operation, not by descriptor: the number may be reused at once). The slot is freed when the last completion
         // for it arrives, so those completions never meet a newer connection.
-        if (connection.KindState == 0)
+        if (connection.LoopRegistration == 0)
         {
             return;
         }
 
-        Slot slot = _slots[(int)connection.KindState - 1];
+        Slot slot = _slots[(int)connection.LoopRegistration - 1];
         if (slot.Receiving && !slot.CancellingReceive)
         {
             slot.CancellingReceive = true;
@@ -207,11 +212,11 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         }
 
         slot.Connection = null;
-        connection.KindState = 0;
+        connection.LoopRegistration = 0;
         ReleaseIfIdle(slot);
     }
 
-    protected override void CloseDescriptor(int fd)
+    protected override unsafe void CloseDescriptor(int fd)
     {
         if (!_enabled)
         {
@@ -230,7 +235,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         _inFlight++;
     }
 
-    protected internal override void StopAccepting()
+    protected internal override unsafe void StopAccepting()
     {
         if (_listenFd < 0)
         {
@@ -257,7 +262,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         _listenFd = -1;
     }
 
-    protected override void ReleaseResources()
+    protected override unsafe void ReleaseResources()
     {
         bool quiet = !_enabled || Drain();
         _ring.Dispose();
@@ -281,9 +286,9 @@ internal sealed unsafe class IoUringLoop : TransportLoop
 
     private Slot SlotOf(TransportConnection connection)
     {
-        if (connection.KindState != 0)
+        if (connection.LoopRegistration != 0)
         {
-            return _slots[(int)connection.KindState - 1];
+            return _slots[(int)connection.LoopRegistration - 1];
         }
 
         Slot slot;
@@ -299,7 +304,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
 
         slot.Connection = connection;
         slot.Free = false;
-        connection.KindState = slot.Index + 1;
+        connection.LoopRegistration = slot.Index + 1;
         return slot;
     }
 
@@ -312,7 +317,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         }
     }
 
-    private void PrepareReceive(Slot slot)
+    private unsafe void PrepareReceive(Slot slot)
     {
         Libc.SubmissionEntry* entry = _ring.Next();
         entry->Opcode = Libc.IORING_OP_RECV;
@@ -329,7 +334,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         _inFlight++;
     }
 
-    private void PrepareCancel(Slot slot, Operation operation)
+    private unsafe void PrepareCancel(Slot slot, Operation operation)
     {
         Libc.SubmissionEntry* entry = _ring.Next();
         entry->Opcode = Libc.IORING_OP_ASYNC_CANCEL;
@@ -340,7 +345,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         _inFlight++;
     }
 
-    private void ArmWake()
+    private unsafe void ArmWake()
     {
         Libc.SubmissionEntry* entry = _ring.Next();
         entry->Opcode = Libc.IORING_OP_READ;
@@ -351,7 +356,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         _inFlight++;
     }
 
-    private void ArmAccept()
+    private unsafe void ArmAccept()
     {
         if (_listenFd < 0 || _accepting || Stopping)
         {
@@ -515,7 +520,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         ReleaseIfIdle(slot);
     }
 
-    private void AcceptCompleted(int result)
+    private unsafe void AcceptCompleted(int result)
     {
         _accepting = false;
         if (result >= 0)
@@ -552,7 +557,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
     /// Before the ring and the buffers are freed, every operation is cancelled and its completion reaped, so the kernel
     /// cannot write into freed memory. False if that did not happen within 2 s: the memory is then leaked, not freed.
     /// </summary>
-    private bool Drain()
+    private unsafe bool Drain()
     {
         Libc.SubmissionEntry* entry = _ring.Next();
         entry->Opcode = Libc.IORING_OP_ASYNC_CANCEL;
@@ -589,7 +594,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         // The pool's blocks the send in flight reads from, marked lent until its completion is reaped.
         private readonly PinnedBlock?[] _lent = new PinnedBlock?[MaxVectors];
         private int _lentCount;
-        private Libc.MessageHeader* _message;
+        private unsafe Libc.MessageHeader* _message;
         private MemoryHandle _pin;
         private bool _pinned;
 
@@ -621,7 +626,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         /// Blocks of the pinned pool need no pin, and are marked lent so the pool would not hand one out early; anything
         /// else (a large buffer the pipe took from the shared array pool) is pinned until the send completes.
         /// </summary>
-        public byte* Pin(ReadOnlyMemory<byte> memory)
+        public unsafe byte* Pin(ReadOnlyMemory<byte> memory)
         {
             if (MemoryMarshal.TryGetMemoryManager(memory, out PinnedBlock? block, out int start, out _))
             {
@@ -654,7 +659,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
         }
 
         /// <summary>A msghdr over the first segments of <paramref name="data"/> (at most one foreign), valid until the send completes.</summary>
-        public Libc.MessageHeader* Describe(in ReadOnlySequence<byte> data)
+        public unsafe Libc.MessageHeader* Describe(in ReadOnlySequence<byte> data)
         {
             if (_message is null)
             {
@@ -688,7 +693,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop
             return _message;
         }
 
-        public void Dispose()
+        public unsafe void Dispose()
         {
             ReleaseMemory();
             NativeMemory.Free(_message);

@@ -10,19 +10,24 @@ namespace PlatformBenchmarks.Transport.IoUring;
 /// write into never belongs to a pipe: when a connection closes with a receive in flight, the late completion only
 /// returns its buffer here. The price is one copy of what was received into the connection's input pipe, a few
 /// hundred bytes for a request.
+///
+/// Memory: the pointers point into two native allocations this object owns from its construction to
+/// <see cref="Dispose"/>, the ring of entries and the buffers. The kernel reads and writes them while the ring is
+/// registered, so Dispose unregisters it before freeing them; a span from <see cref="Get"/> is valid until its buffer is
+/// given back with <see cref="Return"/>.
 /// </summary>
-internal sealed unsafe class ProvidedBufferRing : IDisposable
+internal sealed class ProvidedBufferRing : IDisposable
 {
     public const ushort GroupId = 0;
 
     private readonly Ring _ring;
-    private readonly Libc.ProvidedBuffer* _entries;
-    private readonly byte* _memory;
+    private readonly unsafe Libc.ProvidedBuffer* _entries;
+    private readonly unsafe byte* _memory;
     private readonly ushort _mask;
     private ushort _tail;
     private bool _registered;
 
-    private ProvidedBufferRing(Ring ring, int count, int size)
+    private unsafe ProvidedBufferRing(Ring ring, int count, int size)
     {
         _ring = ring;
         Count = count;
@@ -38,7 +43,7 @@ internal sealed unsafe class ProvidedBufferRing : IDisposable
     public int BufferSize { get; }
 
     /// <summary>Registers <paramref name="count"/> (a power of two) buffers of <paramref name="size"/> bytes; null with the negative errno if the kernel refuses.</summary>
-    public static ProvidedBufferRing? Create(Ring ring, int count, int size, out int error)
+    public static unsafe ProvidedBufferRing? Create(Ring ring, int count, int size, out int error)
     {
         var buffers = new ProvidedBufferRing(ring, count, size);
         Libc.BufferRingRegistration registration = default;
@@ -65,7 +70,7 @@ internal sealed unsafe class ProvidedBufferRing : IDisposable
 
     /// <summary>The bytes a completion received into buffer <paramref name="id"/>.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public ReadOnlySpan<byte> Get(ushort id, int length) => new(_memory + ((nuint)id * (nuint)BufferSize), length);
+    public unsafe ReadOnlySpan<byte> Get(ushort id, int length) => new(_memory + ((nuint)id * (nuint)BufferSize), length);
 
     /// <summary>Gives buffer <paramref name="id"/> back to the kernel once its bytes are copied out.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -75,7 +80,7 @@ internal sealed unsafe class ProvidedBufferRing : IDisposable
         Publish();
     }
 
-    public void Dispose()
+    public unsafe void Dispose()
     {
         if (_registered)
         {
@@ -90,7 +95,7 @@ internal sealed unsafe class ProvidedBufferRing : IDisposable
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void Add(ushort id)
+    private unsafe void Add(ushort id)
     {
         Libc.ProvidedBuffer* entry = _entries + (_tail & _mask);
         entry->Address = (ulong)(_memory + ((nuint)id * (nuint)BufferSize));
@@ -101,5 +106,5 @@ internal sealed unsafe class ProvidedBufferRing : IDisposable
 
     // The ring's tail is the reserved field of entry 0 (struct io_uring_buf_ring); the store releases the entries above.
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void Publish() => Volatile.Write(ref _entries->Reserved, _tail);
+    private unsafe void Publish() => Volatile.Write(ref _entries->Reserved, _tail);
 }

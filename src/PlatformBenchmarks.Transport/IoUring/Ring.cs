@@ -13,29 +13,33 @@ namespace PlatformBenchmarks.Transport.IoUring;
 /// does not stall the rest), CQSIZE (room for every connection's receive, send and cancel at once), and R_DISABLED:
 /// the ring is made on the thread that binds, so that failures surface there, and enabled by the loop thread, which
 /// becomes its only submitter.
+///
+/// Memory: every pointer here points into the two regions the kernel shares with this process (the rings, and the
+/// submission entries), mapped by <see cref="Create"/> and unmapped by <see cref="Dispose"/>, and is used only in
+/// between, on the thread that owns the ring.
 /// </summary>
-internal sealed unsafe class Ring : IDisposable
+internal sealed class Ring : IDisposable
 {
     private const uint SetupFlags = Libc.IORING_SETUP_SINGLE_ISSUER | Libc.IORING_SETUP_DEFER_TASKRUN | Libc.IORING_SETUP_SUBMIT_ALL
         | Libc.IORING_SETUP_CQSIZE | Libc.IORING_SETUP_R_DISABLED;
 
-    private readonly byte* _rings;
+    private readonly unsafe byte* _rings;
     private readonly nuint _ringsSize;
-    private readonly Libc.SubmissionEntry* _entries;
+    private readonly unsafe Libc.SubmissionEntry* _entries;
     private readonly nuint _entriesSize;
-    private readonly uint* _sqHead;
-    private readonly uint* _sqTail;
+    private readonly unsafe uint* _sqHead;
+    private readonly unsafe uint* _sqTail;
     private readonly uint _sqMask;
     private readonly uint _sqCapacity;
-    private readonly uint* _cqHead;
-    private readonly uint* _cqTail;
+    private readonly unsafe uint* _cqHead;
+    private readonly unsafe uint* _cqTail;
     private readonly uint _cqMask;
-    private readonly Libc.CompletionEntry* _completions;
+    private readonly unsafe Libc.CompletionEntry* _completions;
 
     // Entries prepared but not yet published to the kernel start at the published tail.
     private uint _tail;
 
-    private Ring(int fd, in Libc.IoUringParams parameters, byte* rings, nuint ringsSize, Libc.SubmissionEntry* entries, nuint entriesSize)
+    private unsafe Ring(int fd, in Libc.IoUringParams parameters, byte* rings, nuint ringsSize, Libc.SubmissionEntry* entries, nuint entriesSize)
     {
         Fd = fd;
         _rings = rings;
@@ -66,7 +70,7 @@ internal sealed unsafe class Ring : IDisposable
     /// Makes a ring, or returns null with the negative errno (ENOSYS: no io_uring; EPERM: forbidden, as under Docker's
     /// default seccomp profile; EINVAL: a kernel too old for the flags).
     /// </summary>
-    public static Ring? Create(uint submissionEntries, uint completionEntries, out int error)
+    public static unsafe Ring? Create(uint submissionEntries, uint completionEntries, out int error)
     {
         Libc.IoUringParams parameters = default;
         parameters.Flags = SetupFlags;
@@ -116,14 +120,14 @@ internal sealed unsafe class Ring : IDisposable
     }
 
     /// <summary>Makes the calling thread the ring's only submitter. Returns 0 or a negative errno.</summary>
-    public int Enable() => Libc.IoUringRegister(Fd, Libc.IORING_REGISTER_ENABLE_RINGS, null, 0) < 0 ? Libc.LastError : 0;
+    public unsafe int Enable() => Libc.IoUringRegister(Fd, Libc.IORING_REGISTER_ENABLE_RINGS, null, 0) < 0 ? Libc.LastError : 0;
 
     /// <summary>
     /// A cleared entry to fill in, published by the next submission. When the submission ring is full, what is
     /// prepared is submitted first (without waiting), so preparing never fails.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public Libc.SubmissionEntry* Next()
+    public unsafe Libc.SubmissionEntry* Next()
     {
         if (_tail - Volatile.Read(ref *_sqHead) >= _sqCapacity)
         {
@@ -142,7 +146,7 @@ internal sealed unsafe class Ring : IDisposable
     /// moves completions that overflowed the ring back into it. Returns 0 or a negative errno (EINTR: a signal;
     /// EBUSY: completions must be reaped before more can be submitted).
     /// </summary>
-    public int SubmitAndWait(uint minComplete)
+    public unsafe int SubmitAndWait(uint minComplete)
     {
         Volatile.Write(ref *_sqTail, _tail);
         uint toSubmit = _tail - Volatile.Read(ref *_sqHead);
@@ -150,7 +154,7 @@ internal sealed unsafe class Ring : IDisposable
     }
 
     /// <summary>As <see cref="SubmitAndWait(uint)"/> for one completion, but gives up after <paramref name="timeout"/> (-ETIME).</summary>
-    public int SubmitAndWait(TimeSpan timeout)
+    public unsafe int SubmitAndWait(TimeSpan timeout)
     {
         Volatile.Write(ref *_sqTail, _tail);
         uint toSubmit = _tail - Volatile.Read(ref *_sqHead);
@@ -161,7 +165,7 @@ internal sealed unsafe class Ring : IDisposable
 
     /// <summary>The next completion, if one is ready; <see cref="Advance"/> releases it.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public bool TryPeek(out Libc.CompletionEntry completion)
+    public unsafe bool TryPeek(out Libc.CompletionEntry completion)
     {
         uint head = *_cqHead;
         if (head == Volatile.Read(ref *_cqTail))
@@ -176,9 +180,9 @@ internal sealed unsafe class Ring : IDisposable
 
     /// <summary>Gives the slot of the completion just peeked back to the kernel.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Advance() => Volatile.Write(ref *_cqHead, *_cqHead + 1);
+    public unsafe void Advance() => Volatile.Write(ref *_cqHead, *_cqHead + 1);
 
-    public void Dispose()
+    public unsafe void Dispose()
     {
         if (Fd < 0)
         {
@@ -192,7 +196,7 @@ internal sealed unsafe class Ring : IDisposable
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private void SubmitWhenFull()
+    private unsafe void SubmitWhenFull()
     {
         // Rare: more than a ring's worth of work in one turn. The kernel takes every entry (SUBMIT_ALL) unless
         // completions are backed up (EBUSY), which cannot last: the loop reaps all of them every turn.

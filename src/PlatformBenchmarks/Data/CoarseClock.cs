@@ -5,10 +5,9 @@ namespace PlatformBenchmarks.Data;
 /// <summary>
 /// The clock <see cref="WorldCache"/>'s MemoryCache reads: the time of a <see cref="TimeProvider"/>, taken once a second
 /// rather than on every call. MemoryCache asks its clock for the time on every lookup (to test the entry's expiry and
-/// stamp its last access), which with the default clock is a system call's worth of work per row: 100 reads of the
-/// system clock per /cached-worlds/100 request (8% of the server's samples in a profile). The cache's entries never
-/// expire, so a second's resolution changes nothing it does. With this clock /cached-worlds/100 took 0.86x the server
-/// CPU per response of the build before (scenarios/results/20261125-database-before-after-vs-reference, 6 rounds).
+/// stamp its last access), which with the default clock is a read of the system's clock per row, a hundred per
+/// /cached-worlds/100 request. The cache's entries never expire, so a second's resolution changes nothing it does;
+/// the profile and the measurement are in docs/decisions/0008-measured-code-choices.md.
 /// </summary>
 internal sealed class CoarseClock : ISystemClock, IDisposable
 {

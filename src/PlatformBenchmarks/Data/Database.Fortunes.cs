@@ -8,7 +8,8 @@ internal sealed partial class Database
     /// Every row of the fortune table, unsorted. The caller adds the request-time fortune and sorts
     /// (<see cref="Fortune.AddAdditionalAndSort"/>).
     /// </summary>
-    public ValueTask<DataResult<List<Fortune>>> LoadFortunesAsync() => CallAsync(static database => database.ReadFortunesAsync());
+    public ValueTask<DataResult<List<Fortune>>> LoadFortunesAsync()
+        => Lane() is { } lane ? lane.LoadFortunesAsync() : CallAsync(static database => database.ReadFortunesAsync());
 
     private async ValueTask<DataResult<List<Fortune>>> ReadFortunesAsync()
     {

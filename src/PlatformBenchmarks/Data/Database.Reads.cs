@@ -15,12 +15,16 @@ internal sealed partial class Database
     public ValueTask<DataResult<World[]>> LoadWorldsAsync(int count)
     {
         ValidateCount(count);
+        // Not through the loop's lane: PostgreSQL answers each statement on its own, and a lane's batch of many rows per
+        // request was woken once per row (docs/decisions/0006-database-batches-per-loop.md).
         return CallAsync(count, static (database, count) => database.ReadWorldsAsync(RandomWorlds(count)));
     }
 
     /// <summary>One row by id: the db test's read, and the read-through of <see cref="WorldCache"/>.</summary>
     internal ValueTask<DataResult<World>> LoadWorldAsync(int id)
-        => CallAsync(id, static (database, id) => new ValueTask<DataResult<World>>(database.ReadWorldAsync(id)));
+        => Lane() is { } lane
+            ? lane.LoadWorldAsync(id)
+            : CallAsync(id, static (database, id) => new ValueTask<DataResult<World>>(database.ReadWorldAsync(id)));
 
     /// <summary>The whole table in one statement: only for warming <see cref="WorldCache"/> at start-up (docs/tfb-rules.md §4.7).</summary>
     internal ValueTask<DataResult<List<World>>> LoadAllWorldsAsync() => CallAsync(static database => database.ReadAllWorldsAsync());
@@ -97,8 +101,8 @@ internal sealed partial class Database
     /// <summary>
     /// Multiplexing: every read is a separate command, all started before any is awaited, so Npgsql writes them to the
     /// connection together (network-level pipelining, allowed by docs/tfb-rules.md §2 #7) while each keeps its own Sync.
-    /// The only read path with multiplexing: one round trip per row measured 1.6x slower (and 2x without multiplexing
-    /// against the batch below), so that variant was removed.
+    /// The only read path with multiplexing: reading one row per round trip waits for each reply before the next read
+    /// goes out, and measured slower in both modes (docs/decisions/0008-measured-code-choices.md).
     /// </summary>
     private async ValueTask<DataResult<World[]>> ReadWorldsConcurrentlyAsync(World[] worlds)
     {

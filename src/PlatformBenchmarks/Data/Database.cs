@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Npgsql;
 
 namespace PlatformBenchmarks.Data;
@@ -14,12 +15,17 @@ namespace PlatformBenchmarks.Data;
 /// </remarks>
 internal sealed partial class Database : IAsyncDisposable, IDisposable
 {
-    private const string WorldSql = "SELECT id, randomnumber FROM world WHERE id = $1";
+    internal const string WorldSql = "SELECT id, randomnumber FROM world WHERE id = $1";
     private const string AllWorldsSql = "SELECT id, randomnumber FROM world";
     // No ORDER BY: the fortunes test sorts in the application (docs/tfb-rules.md §4.5).
-    private const string FortuneSql = "SELECT id, message FROM fortune";
+    internal const string FortuneSql = "SELECT id, message FROM fortune";
 
     private readonly NpgsqlDataSource _dataSource;
+    // The transport loops' own connections (DatabaseLane), null when lanes are off.
+    private readonly NpgsqlDataSource? _laneSource;
+    private readonly Func<SynchronizationContext?> _currentLoop;
+    private readonly int _loopConnections;
+    private readonly List<DatabaseLane> _lanes = [];
     private readonly CircuitBreaker _breaker;
     private readonly bool _multiplexing;
     private readonly ReusePool<NpgsqlCommand> _worldCommands;
@@ -36,21 +42,35 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
 
     /// <param name="time">The clock of the circuit breaker.</param>
     /// <param name="logger">Where outages and recoveries are logged (<see cref="OutageLog"/>), under <see cref="LogCategory"/>.</param>
-    public Database(DatabaseOptions options, TimeProvider time, ILogger logger)
+    /// <param name="currentLoop">
+    /// The calling thread's loop as a context that runs posted work on that same thread, or null on any other thread.
+    /// Reads on such a thread go into its <see cref="DatabaseLane"/>; null for a host without loops.
+    /// </param>
+    public Database(DatabaseOptions options, TimeProvider time, ILogger logger, Func<SynchronizationContext?>? currentLoop = null)
     {
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(time);
         ArgumentNullException.ThrowIfNull(logger);
+        _currentLoop = currentLoop ?? (static () => null);
         NpgsqlConnectionStringBuilder settings = options.CreateConnectionStringBuilder();
         // The slim builder carries only the basic type mappings (int4, text) we use, which trims start-up and the AOT image.
         _dataSource = new NpgsqlSlimDataSourceBuilder(settings.ConnectionString).Build();
         _breaker = new CircuitBreaker(options.FailFastPeriod, time, logger);
         _multiplexing = settings.Multiplexing;
+        if (currentLoop is not null && options.LoopConnections > 0)
+        {
+            // The loops hold their connections for the life of the process: the pool only opens them, so its size is no limit.
+            var laneSettings = new NpgsqlConnectionStringBuilder(settings.ConnectionString) { Multiplexing = false, MaxPoolSize = 1024 };
+            _laneSource = new NpgsqlSlimDataSourceBuilder(laneSettings.ConnectionString).Build();
+            _loopConnections = options.LoopConnections;
+        }
+
         _worldCommands = CreateDataSourceCommands(WorldSql, 1);
         _fortuneCommands = CreateDataSourceCommands(FortuneSql, 0);
         _itemCommands = CreateDataSourceCommands(ItemsByPriceSql, 3);
         Settings = $"{settings.Host}:{settings.Port}/{settings.Database}, multiplexing {(settings.Multiplexing ? "on" : "off")}, "
-            + $"pool {settings.MaxPoolSize}, auto-prepare {settings.MaxAutoPrepare}";
+            + $"pool {settings.MaxPoolSize}, auto-prepare {settings.MaxAutoPrepare}, "
+            + (_laneSource is null ? "reads through the pool" : $"reads batched per loop on {_loopConnections} connection(s) each");
     }
 
     /// <summary>A one-line, password-free summary of the effective settings, for the start-up banner.</summary>
@@ -73,7 +93,46 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
         return new DatabaseStatus(true, $"{Settings}: {fortunes.Count} fortunes read, probe read of World row {world.Id} succeeded");
     }
 
-    public void Dispose() => _dataSource.Dispose();
+    /// <summary>This thread's lane when it is a loop thread, lanes are on and the breaker is closed; else null.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private DatabaseLane? Lane()
+        => _laneSource is not null && !_breaker.IsOpen ? DatabaseLane.ForCurrentThread(this, _laneSource, _currentLoop, _loopConnections) : null;
 
-    public ValueTask DisposeAsync() => _dataSource.DisposeAsync();
+    /// <summary>A lane's batch failed: the same classification, and breaker update, as any other call's failure.</summary>
+    internal DataFailure? ReportLaneFailure(Exception exception) => ReportFailure(exception, probe: false);
+
+    /// <summary>A loop created its lane: its connections are closed with the database.</summary>
+    internal void Register(DatabaseLane lane)
+    {
+        lock (_lanes)
+        {
+            _lanes.Add(lane);
+        }
+    }
+
+    /// <summary>Starts closing the loops' connections, which are held, not pooled: the data source would leave them open.</summary>
+    private Task CloseLanesAsync()
+    {
+        lock (_lanes)
+        {
+            return Task.WhenAll(_lanes.Select(lane => lane.CloseAsync()));
+        }
+    }
+
+    public void Dispose()
+    {
+        _ = CloseLanesAsync();
+        _dataSource.Dispose();
+        _laneSource?.Dispose();
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        await CloseLanesAsync();
+        await _dataSource.DisposeAsync();
+        if (_laneSource is not null)
+        {
+            await _laneSource.DisposeAsync();
+        }
+    }
 }

@@ -12,6 +12,8 @@ namespace PlatformBenchmarks.Data;
 /// <c>tfb-database</c>. The tuning keywords below are added only when the string does not set them itself.</item>
 /// <item><c>Database:Multiplexing</c> (true/false): overrides the connection string's <c>Multiplexing</c>; on by default.</item>
 /// <item><c>Database:MaxPoolSize</c>: overrides the connection string's <c>Maximum Pool Size</c>.</item>
+/// <item><c>Database:LoopConnections</c> (default 2): connections each transport loop owns for its per-turn batches of
+/// reads (<see cref="DatabaseLane"/>); 0 sends every read through the shared pool.</item>
 /// <item><c>Database:FailFastMilliseconds</c> (default 1000): how long calls fail immediately after the database proved unreachable.</item>
 /// <item><c>DATABASE_URL</c>: the database as a URL (<see cref="DatabaseUrl"/>), HttpArena's form; instead of <c>ConnectionString</c>, never beside it.</item>
 /// <item><c>DATABASE_MAX_CONN</c>: the most connections the database accepts (HttpArena sets it): the pool's size when
@@ -30,6 +32,8 @@ internal sealed class DatabaseOptions
     public const int DefaultMultiplexingPoolSize = 8;
     public const int DefaultPooledPoolSize = 32;
     public const int DefaultMaxAutoPrepare = 512;
+    public const int DefaultLoopConnections = 2;
+    public const int MaxLoopConnections = 64;
     public const int DefaultConnectTimeoutSeconds = 2;
     public const int DefaultPooledTimeoutSeconds = 5;
 
@@ -44,6 +48,9 @@ internal sealed class DatabaseOptions
 
     /// <summary>null: the connection string's keyword if present, else a default for the mode.</summary>
     public int? MaxPoolSize { get; set; }
+
+    /// <summary>Connections each transport loop owns for its batches of reads; 0: none, every read goes through the shared pool.</summary>
+    public int LoopConnections { get; set; } = DefaultLoopConnections;
 
     /// <summary>How long calls fail at once after the database proved unreachable (the circuit breaker's open period).</summary>
     public int FailFastMilliseconds { get; set; } = 1000;
@@ -168,6 +175,11 @@ internal sealed class DatabaseOptionsValidator : IValidateOptions<DatabaseOption
         if (options.MaxPoolSize is < 1 or > 10_000)
         {
             failures.Add($"Configuration 'Database:MaxPoolSize' must be an integer in 1..10000, not {options.MaxPoolSize}.");
+        }
+
+        if (options.LoopConnections is < 0 or > DatabaseOptions.MaxLoopConnections)
+        {
+            failures.Add($"Configuration 'Database:LoopConnections' must be an integer in 0..{DatabaseOptions.MaxLoopConnections}, not {options.LoopConnections}.");
         }
 
         if (options.FailFastMilliseconds is < 0 or > 60_000)

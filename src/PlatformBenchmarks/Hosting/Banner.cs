@@ -14,28 +14,28 @@ namespace PlatformBenchmarks.Hosting;
 /// <summary>The start-up banner: what is running, how, and where.</summary>
 internal static class Banner
 {
-    public static void Print(WebApplication app, Data.DatabaseStatus database, Data.DatabaseStatus cache)
+    public static void Print(IServiceProvider services, Data.DatabaseStatus database, Data.DatabaseStatus cache)
     {
         string version = typeof(Banner).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion ?? "unknown";
-        TransportSettings transport = app.Services.GetRequiredService<IOptions<TransportSettings>>().Value;
-        ICollection<string> addresses = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()?.Addresses ?? [];
+        KestrelSocketSettings sockets = services.GetRequiredService<IOptions<KestrelSocketSettings>>().Value;
+        ICollection<string> addresses = services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()?.Addresses ?? [];
 
         var text = new System.Text.StringBuilder();
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"PlatformBenchmarks {version}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Runtime:    {RuntimeInformation.FrameworkDescription} {RuntimeInformation.RuntimeIdentifier}{(RuntimeFeature.IsDynamicCodeSupported ? string.Empty : " (Native AOT)")}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  GC:         {(GCSettings.IsServerGC ? "Server" : "Workstation")}, {GCSettings.LatencyMode}, dynamic adaptation {DescribeDatas()}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Processors: {Environment.ProcessorCount}");
-        TransportChoice choice = app.Services.GetRequiredService<Transport.TransportChoice>();
+        TransportChoice choice = services.GetRequiredService<Transport.TransportChoice>();
         text.AppendLine(choice.Kind == Transport.TransportKind.Sockets
-            ? string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  sockets ({choice.Reason}), wait for data {transport.WaitForDataBeforeAllocatingBuffer}, inline scheduling {transport.UnsafePreferInlineScheduling}, I/O queues {(transport.IOQueueCount > 0 ? transport.IOQueueCount : Math.Min(Environment.ProcessorCount, 16))}")
-            : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  {choice.Kind.ToString().ToLowerInvariant()} ({choice.Reason}), {app.Services.GetRequiredService<IOptions<Transport.TransportOptions>>().Value.EffectiveThreadCount} loop threads"));
+            ? string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  sockets ({choice.Reason}), wait for data {sockets.WaitForDataBeforeAllocatingBuffer}, inline scheduling {sockets.UnsafePreferInlineScheduling}, I/O queues {(sockets.IOQueueCount > 0 ? sockets.IOQueueCount : Math.Min(Environment.ProcessorCount, 16))}")
+            : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  {choice.Kind.ToString().ToLowerInvariant()} ({choice.Reason}), {services.GetRequiredService<IOptions<Transport.LinuxTransportOptions>>().Value.EffectiveThreadCount} loop threads"));
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Sockets:    completions {Hosting.SocketCompletions.Description}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Listening:  {string.Join(", ", addresses)}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Routes:     {string.Join(" ", Router.Table.SelectMany(entry => entry.Forms()).Concat(HttpArenaRoutes.Forms).Concat(HttpArenaRoutes.StaticAndDatabaseForms))}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Database:   {(database.IsAvailable ? "available" : "UNAVAILABLE (database routes answer 503 until it is back)")}: {database.Description}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Cache:      {cache.Description}");
-        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Dataset:    {app.Services.GetRequiredService<HttpArenaRoutes>().Dataset.Description}");
-        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Static:     {app.Services.GetRequiredService<StaticFiles>().Describe()}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Dataset:    {services.GetRequiredService<HttpArenaRoutes>().Dataset.Description}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Static:     {services.GetRequiredService<StaticFiles>().Describe()}");
         Console.Out.Write(text.ToString());
         Console.Out.Flush();
     }

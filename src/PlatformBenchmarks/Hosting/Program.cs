@@ -30,7 +30,7 @@ internal static class Program
         try
         {
             // The one place the system's clock is chosen; everything that reads or waits on time gets it from here.
-            app = BuildApplication(args, TimeProvider.System);
+            app = BuildApplication(args, TimeProvider.System, warmUpBeforeReady: true);
         }
         catch (SettingsException exception)
         {
@@ -40,17 +40,13 @@ internal static class Program
 
         await using (app.ConfigureAwait(false))
         {
+            // The start includes the warm-up and the banner (StartUpWarmUp), before the host's ready line.
             if (await StartupFailure.TryStartAsync(app) is { } failure)
             {
                 await Console.Error.WriteLineAsync($"PlatformBenchmarks: {failure}");
                 return SettingsExitCode;
             }
 
-            // The server already answers; the database may be down, in which case the banner says so and the
-            // database routes answer 503 until it is back.
-            DatabaseStatus database = await app.Services.GetRequiredService<Database>().TryWarmUpAsync();
-            DatabaseStatus cache = await app.Services.GetRequiredService<WorldCache>().TryWarmUpAsync();
-            Banner.Print(app, database, cache);
             await app.WaitForShutdownAsync();
         }
 
@@ -63,7 +59,15 @@ internal static class Program
     /// line, through the options pattern (<see cref="ServerSettings"/>); a value the server cannot run with throws
     /// <see cref="SettingsException"/> here, before any socket is opened. Every clock in the server is <paramref name="time"/>.
     /// </summary>
-    public static WebApplication BuildApplication(string[] args, TimeProvider time)
+    public static WebApplication BuildApplication(string[] args, TimeProvider time) => BuildApplication(args, time, warmUpBeforeReady: false);
+
+    /// <param name="args">The command line.</param>
+    /// <param name="time">Every clock in the server.</param>
+    /// <param name="warmUpBeforeReady">
+    /// Main's host: its start probes the database, warms the cache and prints the banner before the host's ready line
+    /// (<see cref="StartUpWarmUp"/>). The tests' in-process hosts leave it out: no banner amid their output.
+    /// </param>
+    internal static WebApplication BuildApplication(string[] args, TimeProvider time, bool warmUpBeforeReady)
     {
         ArgumentNullException.ThrowIfNull(time);
         ServerSettings.CheckArguments(args);
@@ -81,6 +85,10 @@ internal static class Program
         // Main prints a failed start (a port in use, say) as one line; the host's own report of it is a stack trace.
         builder.Logging.AddFilter("Microsoft.Extensions.Hosting.Internal.Host", LogLevel.Critical);
         UseTransport(builder);
+        if (warmUpBeforeReady)
+        {
+            builder.Services.AddHostedService<StartUpWarmUp>();
+        }
 
         builder.Services.AddSingleton(services => new DateHeader(services.GetRequiredService<TimeProvider>()));
         builder.Services.AddSingleton(services => new HttpServerContext(
@@ -90,7 +98,8 @@ internal static class Program
             services.GetRequiredService<ILoggerFactory>().CreateLogger("PlatformBenchmarks.Http")));
         // The host disposes these when it stops (the data source's connections, the cache, the Date timer).
         builder.Services.AddSingleton(services => new Database(
-            services.GetRequiredService<IOptions<DatabaseOptions>>().Value, services.GetRequiredService<TimeProvider>(), services.GetRequiredService<ILoggerFactory>().CreateLogger(Database.LogCategory)));
+            services.GetRequiredService<IOptions<DatabaseOptions>>().Value, services.GetRequiredService<TimeProvider>(), services.GetRequiredService<ILoggerFactory>().CreateLogger(Database.LogCategory),
+            static () => LoopSynchronizationContext.CurrentLoop));
         builder.Services.AddSingleton(services => new WorldCache(
             services.GetRequiredService<Database>(), services.GetRequiredService<TimeProvider>()));
         builder.Services.AddSingleton(services => new StaticFiles(
@@ -109,7 +118,12 @@ internal static class Program
             IServiceProvider services = options.ApplicationServices;
             var router = new Router(services.GetRequiredService<Database>(), services.GetRequiredService<WorldCache>(), services.GetRequiredService<HttpArenaRoutes>());
             HttpServerContext context = services.GetRequiredService<HttpServerContext>();
-            options.ConfigureEndpointDefaults(listen => listen.UseHttpApplication(router, context));
+
+            // This project's loops half-close when the engine completes a connection's output; Kestrel's sockets close
+            // both directions. The loops claim every IP endpoint, and 'urls' takes only IP addresses (and localhost),
+            // so the kind chosen carries every connection.
+            bool transportHalfCloses = services.GetRequiredService<TransportChoice>().Kind != TransportKind.Sockets;
+            options.ConfigureEndpointDefaults(listen => listen.UseHttpApplication(router, context, transportHalfCloses));
         });
 
         return ServerSettings.BuildValidated(builder);
@@ -117,26 +131,27 @@ internal static class Program
 
     /// <summary>
     /// The transport kind is chosen once, when the host starts, from <c>Transport:Kind</c> (<see cref="TransportChooser"/>):
-    /// Kestrel's sockets with their settings, or this project's loops, which then carry every IP endpoint.
+    /// Kestrel's sockets with their settings (the <c>Sockets</c> section), or this project's loops, which then carry every
+    /// IP endpoint.
     /// </summary>
     private static void UseTransport(WebApplicationBuilder builder)
     {
         builder.Services.AddSingleton(services =>
         {
-            TransportChoice choice = TransportChooser.Choose(services.GetRequiredService<IOptions<TransportOptions>>().Value.Kind);
+            TransportChoice choice = TransportChooser.Choose(services.GetRequiredService<IOptions<LinuxTransportOptions>>().Value.Kind);
             // Kestrel asks for the choice before it binds, and the database connects later still: no socket exists yet.
             SocketCompletions.Configure(choice.Kind);
             return choice;
         });
         builder.WebHost.UseSockets();
-        builder.Services.AddOptions<SocketTransportOptions>().Configure<IOptions<TransportSettings>>((options, settings) => settings.Value.ApplyTo(options));
+        builder.Services.AddOptions<SocketTransportOptions>().Configure<IOptions<KestrelSocketSettings>>((options, settings) => settings.Value.ApplyTo(options));
         builder.Services.RemoveAll<IConnectionListenerFactory>();
         builder.Services.AddSingleton<IConnectionListenerFactory>(services =>
         {
             TransportChoice choice = services.GetRequiredService<TransportChoice>();
             return choice.Kind == TransportKind.Sockets
                 ? new SocketTransportFactory(services.GetRequiredService<IOptions<SocketTransportOptions>>(), services.GetRequiredService<ILoggerFactory>())
-                : new LinuxTransportFactory(choice.Kind, services.GetRequiredService<IOptions<TransportOptions>>().Value, services.GetRequiredService<ILoggerFactory>(), services.GetRequiredService<TimeProvider>());
+                : new LinuxTransportFactory(choice.Kind, services.GetRequiredService<IOptions<LinuxTransportOptions>>().Value, services.GetRequiredService<ILoggerFactory>(), services.GetRequiredService<TimeProvider>());
         });
     }
 }

@@ -5,8 +5,9 @@ namespace PlatformBenchmarks.Hosting;
 internal static partial class ServerSettings
 {
     /// <summary>
-    /// Refuses a key the server does not read, naming the nearest one it does: the binder ignores an unknown key, so a
-    /// typo (<c>--Htp:MaxRequestLineSize 10</c>) would start the server on the default. Under the server's
+    /// Refuses a key the server does not read, naming the nearest one it does, or for a key that moved the key it is now
+    /// (<see cref="SettingsCatalog.Moved"/>): the binder ignores an unknown key, so a typo
+    /// (<c>--Htp:MaxRequestLineSize 10</c>) would start the server on the default. Under the server's
     /// <see cref="SettingsCatalog.Sections"/> every source is judged (and under Kestrel's, <see cref="SettingsCatalog.KestrelSection"/>). Outside them only the command line and settings
     /// files are, because the environment holds the whole machine's variables (PATH, HOME, ...), which are not settings.
     /// Throws <see cref="SettingsException"/> with every unknown key on one line.
@@ -63,7 +64,9 @@ internal static partial class ServerSettings
     }
 
     private static string Refusal(string key)
-        => IsIn(key, SettingsCatalog.KestrelSection)
+        => SettingsCatalog.Moved.TryGetValue(key, out string? moved)
+            ? $"Configuration '{key}' has moved: it is '{moved}' now."
+            : IsIn(key, SettingsCatalog.KestrelSection)
             ? $"Configuration '{key}' is not a setting of this server, which reads no Kestrel keys: it listens where 'urls' says."
             : $"Configuration '{key}' is not a setting of this server; the nearest is '{Nearest(key)}' (--help lists them).";
 

@@ -21,10 +21,10 @@ internal static partial class ServerSettings
         services.AddOptions<HttpLimits>().Configure(options => Bind(configuration.GetSection("Http"), section => section.Bind(options))).ValidateOnStart();
         services.AddSingleton<IValidateOptions<HttpLimits>, HttpLimitsValidator>();
 
-        services.AddOptions<TransportSettings>().Configure(options => Bind(configuration.GetSection("Transport"), section => section.Bind(options))).ValidateOnStart();
-        services.AddSingleton<IValidateOptions<TransportSettings>, TransportSettingsValidator>();
-        services.AddOptions<TransportOptions>().Configure(options => Bind(configuration.GetSection("Transport"), section => section.Bind(options))).ValidateOnStart();
-        services.AddSingleton<IValidateOptions<TransportOptions>, TransportOptionsValidator>();
+        services.AddOptions<LinuxTransportOptions>().Configure(options => Bind(configuration.GetSection("Transport"), section => section.Bind(options))).ValidateOnStart();
+        services.AddSingleton<IValidateOptions<LinuxTransportOptions>, LinuxTransportOptionsValidator>();
+        services.AddOptions<KestrelSocketSettings>().Configure(options => Bind(configuration.GetSection("Sockets"), section => section.Bind(options))).ValidateOnStart();
+        services.AddSingleton<IValidateOptions<KestrelSocketSettings>, KestrelSocketSettingsValidator>();
 
         services.AddOptions<DatabaseOptions>()
             .Configure(options =>

@@ -20,7 +20,19 @@ internal sealed record Setting(string Key, string Default, string Meaning)
 internal static class SettingsCatalog
 {
     /// <summary>The sections bound to the server's options types: every key under them must be one of <see cref="All"/>.</summary>
-    public static IReadOnlyList<string> Sections { get; } = ["Http", "Transport", "Database", "HttpArena"];
+    public static IReadOnlyList<string> Sections { get; } = ["Http", "Transport", "Sockets", "Database", "HttpArena"];
+
+    /// <summary>
+    /// Keys that were read under another name once, with the key that holds the setting now: refused with a message that
+    /// names it, so a script or a settings file written for the old name stops at start instead of running on a default.
+    /// Kestrel's socket settings were under <c>Transport</c>, beside the keys of this project's loops.
+    /// </summary>
+    public static IReadOnlyDictionary<string, string> Moved { get; } = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase)
+    {
+        ["Transport:WaitForDataBeforeAllocatingBuffer"] = "Sockets:WaitForDataBeforeAllocatingBuffer",
+        ["Transport:UnsafePreferInlineScheduling"] = "Sockets:UnsafePreferInlineScheduling",
+        ["Transport:IOQueueCount"] = "Sockets:IOQueueCount",
+    };
 
     /// <summary>
     /// Kestrel's own section, which the host reads and this server does not: no key under it is accepted, because its
@@ -38,8 +50,8 @@ internal static class SettingsCatalog
     private static Setting[] Create()
     {
         var http = new HttpLimits();
-        var transport = new TransportOptions();
-        var sockets = new TransportSettings();
+        var transport = new LinuxTransportOptions();
+        var sockets = new KestrelSocketSettings();
         var database = new DatabaseOptions();
         var arena = new HttpArenaOptions();
         return
@@ -50,9 +62,9 @@ internal static class SettingsCatalog
             new("Transport:MaxReadBufferSize", Text(transport.MaxReadBufferSize), "IoUring, Epoll: received bytes not yet consumed at which reading pauses"),
             new("Transport:MaxWriteBufferSize", Text(transport.MaxWriteBufferSize), "IoUring, Epoll: flushed bytes not yet sent at which a flush waits"),
             new("Transport:DrainTimeout", Text(transport.DrainTimeout), "IoUring, Epoll: how long a closing connection may take to send the rest"),
-            new("Transport:WaitForDataBeforeAllocatingBuffer", Text(sockets.WaitForDataBeforeAllocatingBuffer), "Sockets: take a receive buffer only once data has arrived"),
-            new("Transport:UnsafePreferInlineScheduling", Text(sockets.UnsafePreferInlineScheduling), "Sockets: run continuations inline on the I/O threads"),
-            new("Transport:IOQueueCount", Text(sockets.IOQueueCount), "Sockets: I/O queues (0: Kestrel's default)"),
+            new("Sockets:WaitForDataBeforeAllocatingBuffer", Text(sockets.WaitForDataBeforeAllocatingBuffer), "Kestrel's sockets: take a receive buffer only once data has arrived"),
+            new("Sockets:UnsafePreferInlineScheduling", Text(sockets.UnsafePreferInlineScheduling), "Kestrel's sockets: run continuations inline on the I/O threads"),
+            new("Sockets:IOQueueCount", Text(sockets.IOQueueCount), "Kestrel's sockets: I/O queues (0: Kestrel's default)"),
             new("Http:MaxRequestLineSize", Text(http.MaxRequestLineSize), "longest request line (414 beyond)"),
             new("Http:MaxRequestHeadersSize", Text(http.MaxRequestHeadersSize), "largest header section (431 beyond)"),
             new("Http:MaxRequestHeaderCount", Text(http.MaxRequestHeaderCount), "most header fields (431 beyond)"),
@@ -65,6 +77,7 @@ internal static class SettingsCatalog
             new("DATABASE_MAX_CONN", "(none)", "the most connections the database takes: the pool's size unless Database:MaxPoolSize or the connection string sets one"),
             new("Database:Multiplexing", Text(true), "Npgsql multiplexing (false: plain pooling)"),
             new("Database:MaxPoolSize", $"{Text(DatabaseOptions.DefaultMultiplexingPoolSize)} ({Text(DatabaseOptions.DefaultPooledPoolSize)} without multiplexing)", "physical connections"),
+            new("Database:LoopConnections", Text(database.LoopConnections), "IoUring, Epoll: connections each loop owns to send its reads as one batch per turn (0: all through the pool)"),
             new("Database:FailFastMilliseconds", Text(database.FailFastMilliseconds), "how long database calls fail at once (503) after it proved unreachable"),
             new("HttpArena:DatasetPath", arena.DatasetPath, "the dataset /json/{count} serves, read at start-up (503 while it cannot be read)"),
             new("HttpArena:MaxUploadSize", Text(arena.MaxUploadSize), "largest body POST /upload takes, in place of Http:MaxRequestBodySize (413 beyond)"),

@@ -9,7 +9,7 @@ namespace PlatformBenchmarks.Hosting;
 /// </summary>
 /// <remarks>
 /// With Kestrel's sockets, inline completions together with Kestrel's inline scheduling
-/// (<c>Transport:UnsafePreferInlineScheduling</c>) keep a request on the thread that received it: received, parsed,
+/// (<c>Sockets:UnsafePreferInlineScheduling</c>) keep a request on the thread that received it: received, parsed,
 /// answered and sent without a hand-off. Queued to the pool, every read costs a thread switch, and under load most of a
 /// response's CPU went to the hand-offs.
 /// <para>

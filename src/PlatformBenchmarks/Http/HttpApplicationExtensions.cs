@@ -1,6 +1,5 @@
 using Microsoft.AspNetCore.Connections.Features;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
-using PlatformBenchmarks.Transport;
 
 namespace PlatformBenchmarks.Http;
 
@@ -10,7 +9,12 @@ internal static class HttpApplicationExtensions
     /// Makes this engine the terminal connection middleware of a Kestrel endpoint: each accepted connection's
     /// transport pipes go to an <see cref="HttpConnection{TApp}"/>, and Kestrel's own HTTP layer never runs.
     /// </summary>
-    public static ListenOptions UseHttpApplication<TApp>(this ListenOptions listenOptions, TApp application, HttpServerContext context)
+    /// <param name="transportHalfCloses">
+    /// Whether the endpoint's transport, when the output completes, sends what is queued and a FIN and keeps the input
+    /// readable (RFC 9112 §9.6's order for a server's close). The engine then completes the output before it lingers;
+    /// otherwise it keeps the output open until the linger ends. The host knows which transport it chose.
+    /// </param>
+    public static ListenOptions UseHttpApplication<TApp>(this ListenOptions listenOptions, TApp application, HttpServerContext context, bool transportHalfCloses)
         where TApp : struct, IHttpApplication
     {
         ArgumentNullException.ThrowIfNull(listenOptions);
@@ -18,7 +22,7 @@ internal static class HttpApplicationExtensions
             application,
             connection.Transport,
             context,
-            transportHalfCloses: connection.Features.Get<IConnectionHalfCloseFeature>() is not null,
+            transportHalfCloses,
             closeRequested: connection.Features.Get<IConnectionLifetimeNotificationFeature>()?.ConnectionClosedRequested ?? default).ExecuteAsync());
         return listenOptions;
     }

@@ -9,14 +9,44 @@ internal sealed partial class HttpParser
     private const ushort CrLf = '\r' | ('\n' << 8);
 
     /// <summary>
-    /// Parses the request line at the start of <paramref name="data"/> and returns where the field lines start; 0 when
-    /// the line is not all here yet; the rejection, negated, when it is rejected (a return value, not an out parameter,
-    /// so that the caller's locals stay in registers). A GET (every TFB request) is parsed without first
-    /// searching for the line's end: one search finds the end of the target, which must be followed by " HTTP/1.1" or
-    /// " HTTP/1.0" and CRLF. Any other line is checked by <see cref="ParseRequestLineExactly"/>.
+    /// What <see cref="ParseRequestLine"/> found: where the field lines start, that the line is not all here yet, or why
+    /// it is refused. One <see cref="int"/> wide and returned rather than written through an out parameter, so it comes
+    /// back in a register and the caller's locals stay in registers too.
+    /// </summary>
+    private readonly struct RequestLineResult
+    {
+        // Above 0: where the field lines start; 0: not all here yet; below 0: the rejection, negated.
+        private readonly int _value;
+
+        private RequestLineResult(int value) => _value = value;
+
+        public static RequestLineResult Incomplete => default;
+
+        /// <summary>The line is whole and valid: <see cref="FieldsStart"/> is above 0.</summary>
+        public bool IsComplete => _value > 0;
+
+        public bool IsRejected => _value < 0;
+
+        /// <summary>Where the field lines start; meaningful only when <see cref="IsComplete"/>.</summary>
+        public int FieldsStart => _value;
+
+        /// <summary>Why the line is refused; <see cref="RequestRejection.None"/> unless <see cref="IsRejected"/>.</summary>
+        public RequestRejection Rejection => _value < 0 ? (RequestRejection)(-_value) : RequestRejection.None;
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public static RequestLineResult FieldsAt(int fieldsStart) => new(fieldsStart);
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public static RequestLineResult Rejected(RequestRejection rejection) => new(-(int)rejection);
+    }
+
+    /// <summary>
+    /// Parses the request line at the start of <paramref name="data"/>. A GET (every TFB request) is parsed without
+    /// first searching for the line's end: one search finds the end of the target, which must be followed by
+    /// " HTTP/1.1" or " HTTP/1.0" and CRLF. Any other line is checked by <see cref="ParseRequestLineExactly"/>.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private int ParseRequestLine(ReadOnlySpan<byte> data, ref RequestHead head)
+    private RequestLineResult ParseRequestLine(ReadOnlySpan<byte> data, ref RequestHead head)
     {
         if (data.Length > 4 && BinaryPrimitives.ReadUInt32LittleEndian(data) == GetSpace)
         {
@@ -37,7 +67,7 @@ internal sealed partial class HttpParser
                 head.TargetStart = TargetStart;
                 head.TargetLength = targetLength;
                 RequestRejection target = ParseTarget(data.Slice(TargetStart, targetLength), TargetStart, ref head);
-                return target == RequestRejection.None ? versionStart + 10 : -(int)target;
+                return target == RequestRejection.None ? RequestLineResult.FieldsAt(versionStart + 10) : RequestLineResult.Rejected(target);
             }
 
             head = default;
@@ -46,16 +76,16 @@ internal sealed partial class HttpParser
         return ParseRequestLineExactly(data, ref head);
     }
 
-    /// <summary>Any request line, checked in full: see <see cref="ParseRequestLine"/> for what it returns.</summary>
+    /// <summary>Any request line, checked in full.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private int ParseRequestLineExactly(ReadOnlySpan<byte> data, ref RequestHead head)
+    private RequestLineResult ParseRequestLineExactly(ReadOnlySpan<byte> data, ref RequestHead head)
     {
         // A request line starts with a method token (RFC 9112 §3). A first byte that cannot start one (a TLS
         // ClientHello's 0x16 on this plain port, say) is refused now: waiting for a line end would leave such a client
         // hanging until the request timeout.
         if (!s_tokenChars.Contains(data[0]))
         {
-            return -(int)RequestRejection.InvalidMethod;
+            return RequestLineResult.Rejected(RequestRejection.InvalidMethod);
         }
 
         // The length is judged first, as it is for a line still arriving: a line is too long once MaxRequestLineSize
@@ -65,7 +95,9 @@ internal sealed partial class HttpParser
             : lineEnd - 1 > _limits.MaxRequestLineSize ? LineTooLong(data)
             : data[lineEnd - 1] != (byte)'\r' ? RequestRejection.InvalidRequestLine // a bare LF
             : ParseRequestLineParts(data.Slice(0, lineEnd - 1), ref head);
-        return lineEnd < 0 ? 0 : rejection == RequestRejection.None ? lineEnd + 1 : -(int)rejection;
+        return lineEnd < 0 ? RequestLineResult.Incomplete
+            : rejection == RequestRejection.None ? RequestLineResult.FieldsAt(lineEnd + 1)
+            : RequestLineResult.Rejected(rejection);
     }
 
     /// <summary>request-line = method SP request-target SP HTTP-version (RFC 9112 §3).</summary>

@@ -99,9 +99,9 @@ internal sealed partial class HttpParser
     /// Otherwise it returns 0 and leaves where the parse stopped (and why) in <see cref="_stopped"/>, for
     /// <see cref="ParseAfterFirstSegment"/> to go on from.
     /// </summary>
-    // Kept out of line, so what is inlined into each caller is small: inlined there, the parse made callers' code 2-4
-    // KB and its speed depend on the caller (70 to 110 ns for the same TFB request in measurements, ~70 out of line).
-    // The frame's locals are all written before they are read; not zeroing them saves a few ns per head.
+    // Kept out of line, so what is inlined into each caller is small: inlined, the parse bloated every caller and its
+    // speed depended on the call site. The frame's locals are all written before they are read, so zeroing them is
+    // wasted work (docs/decisions/0008-measured-code-choices.md).
     [MethodImpl(MethodImplOptions.NoInlining)]
     [SkipLocalsInit]
     private int ParseInFirstSegment(ReadOnlySpan<byte> first, out RequestHead head)
@@ -186,13 +186,14 @@ internal sealed partial class HttpParser
         FieldFacts facts;
         if (fieldsStart == 0)
         {
-            fieldsStart = ParseRequestLine(data, ref head);
-            if (fieldsStart <= 0)
+            RequestLineResult line = ParseRequestLine(data, ref head);
+            if (!line.IsComplete)
             {
-                rejection = (RequestRejection)(-fieldsStart);
-                return fieldsStart == 0 ? ParseStatus.Incomplete : ParseStatus.Rejected;
+                rejection = line.Rejection;
+                return line.IsRejected ? ParseStatus.Rejected : ParseStatus.Incomplete;
             }
 
+            fieldsStart = line.FieldsStart;
             progress.FieldsStart = fieldsStart;
             position = fieldsStart;
             count = 0;

@@ -60,11 +60,9 @@ internal sealed partial class HttpResponse
         _written = false;
     }
 
-    // The body is buffered and copied behind its head rather than written straight into the pipe. Measured with
-    // Writing/BodyCopyBenchmarks, even a lower bound of the straight path (the length known in advance, nothing filled
-    // in afterwards) is level with buffering and copying: 0.99x its time for 20 World rows and 0.97x for 100 in the
-    // recorded 3-launch run, each within one standard deviation. A real straight path costs more than that bound (a
-    // Content-Length field reserved and filled in after the body), so it cannot win; the copy keeps the head exact.
+    // The body is buffered and copied behind its head rather than written straight into the pipe: even a lower bound
+    // of the straight path measured level with the copy, and the real one would also fill in Content-Length after the
+    // body, so the copy stays and keeps the head exact (docs/decisions/0008-measured-code-choices.md).
     /// <summary>A reusable buffer for a body whose length is known only once it is written; emptied here.</summary>
     public IBufferWriter<byte> StartBody()
     {

@@ -86,6 +86,8 @@ public class DatabaseOptionsTests
     [InlineData("Database:MaxPoolSize", "0")]
     [InlineData("Database:MaxPoolSize", "many")]
     [InlineData("Database:FailFastMilliseconds", "-1")]
+    [InlineData("Database:LoopConnections", "-1")]
+    [InlineData("Database:LoopConnections", "65")]
     public void InvalidValuesAreRejectedAtStartUpNamingTheKey(string key, string value)
     {
         SettingsException exception = Assert.Throws<SettingsException>(() => FromSettings((key, value)));

@@ -33,6 +33,19 @@ public class StatementCountTests
     }
 
     [Fact]
+    public async Task TheLoopsBatchesRunExactlyTheStatementsOfTheirReads()
+    {
+        using var loop = new TestLoop();
+        DatabaseOptions options = TestDatabase.Options(Mode.Multiplexing);
+        await using var database = new Database(options, new FakeTimeProvider(), NullLogger.Instance, static () => TestLoop.CurrentLoop);
+        Assert.True((await database.TryWarmUpAsync()).IsAvailable);
+
+        Assert.Equal(new StatementCounts(N, N, 0), await MeasureAsync("world", () => loop.RunAsync(database.LoadSingleWorldAsync)));
+        Assert.Equal(new StatementCounts(20 * N, 20 * N, 0), await MeasureAsync("world", () => loop.RunAsync(() => database.LoadWorldsAsync(20))));
+        Assert.Equal(new StatementCounts(N, 12 * N, 0), await MeasureAsync("fortune", () => loop.RunAsync(database.LoadFortunesAsync)));
+    }
+
+    [Fact]
     public async Task AWarmCacheRunsNoStatementsAtAll()
     {
         await using Database database = TestDatabase.Create(Mode.Multiplexing);
@@ -48,17 +61,20 @@ public class StatementCountTests
     /// separated: one Sync for a whole batch, or a transaction around the reads, would count one per request instead.
     /// </summary>
     [Theory]
-    [InlineData(Mode.Multiplexing)]
-    [InlineData(Mode.Pooled)]
-    public async Task EveryStatementIsItsOwnTransactionOnTheServer(Mode mode)
+    [InlineData(Mode.Multiplexing, false)]
+    [InlineData(Mode.Pooled, false)]
+    [InlineData(Mode.Multiplexing, true)]
+    public async Task EveryStatementIsItsOwnTransactionOnTheServer(Mode mode, bool onALoop)
     {
         const string applicationName = "platformbenchmarks-sync-test";
         DatabaseOptions options = TestDatabase.Options(mode);
+        using var loop = new TestLoop();
+        Func<SynchronizationContext?>? currentLoop = onALoop ? static () => TestLoop.CurrentLoop : null;
         var database = new Database(new DatabaseOptions
         {
             ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
             Multiplexing = options.Multiplexing,
-        }, new FakeTimeProvider(), NullLogger.Instance);
+        }, new FakeTimeProvider(), NullLogger.Instance, currentLoop);
         try
         {
             Assert.True((await database.TryWarmUpAsync()).IsAvailable);
@@ -68,11 +84,20 @@ public class StatementCountTests
             {
                 ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
                 Multiplexing = options.Multiplexing,
-            }, new FakeTimeProvider(), NullLogger.Instance);
+            }, new FakeTimeProvider(), NullLogger.Instance, currentLoop);
             long before = await CommittedTransactionsAsync();
 
-            await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => database.LoadWorldsAsync(20).AsTask()));
-            await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => database.UpdateWorldsAsync(20).AsTask()));
+            // On a loop, as many single reads, started in one turn, go out together in the loop's batches.
+            if (onALoop)
+            {
+                Assert.All(await loop.RunTogetherAsync(Enumerable.Range(0, 64 * 20).Select(_ => (Func<ValueTask<DataResult<World>>>)database.LoadSingleWorldAsync).ToList()),
+                    read => Assert.Null(read.Failure));
+            }
+            else
+            {
+                Assert.All(await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => database.LoadWorldsAsync(20).AsTask())), read => Assert.Null(read.Failure));
+            }
+            Assert.All(await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => database.UpdateWorldsAsync(20).AsTask())), update => Assert.Null(update.Failure));
             await FlushStatisticsAsync(database, applicationName);
 
             long transactions = await CommittedTransactionsAsync() - before;

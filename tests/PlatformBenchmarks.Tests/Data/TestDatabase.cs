@@ -82,6 +82,15 @@ internal static class TestDatabase
     /// <summary>A plain connection, independent of the code under test, to check what it did.</summary>
     public static ValueTask<NpgsqlConnection> OpenDirectAsync() => s_direct.Value.OpenConnectionAsync();
 
+    /// <summary>Ends the server processes of every connection opened with <paramref name="applicationName"/>.</summary>
+    public static async Task TerminateBackendsAsync(string applicationName)
+    {
+        await using NpgsqlConnection connection = await OpenDirectAsync();
+        await using var command = new NpgsqlCommand("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1", connection);
+        command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = applicationName });
+        Assert.True((long)(await command.ExecuteScalarAsync())! > 0, $"no connection of {applicationName} to end");
+    }
+
     /// <summary>Drops the idle direct connections (after their server processes were ended).</summary>
     public static void ClearDirectConnections() => s_direct.Value.Clear();
 

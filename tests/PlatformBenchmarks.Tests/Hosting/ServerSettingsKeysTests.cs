@@ -59,6 +59,7 @@ public class ServerSettingsKeysTests
     {
         { "Http:MaxRequestLineSise", Refusal("Http:MaxRequestLineSise", "Http:MaxRequestLineSize") },
         { "Transport:Kinds", Refusal("Transport:Kinds", "Transport:Kind") },
+        { "Sockets:IOQueues", Refusal("Sockets:IOQueues", "Sockets:IOQueueCount") },
         { "Database:ConnectionString", Refusal("Database:ConnectionString", "ConnectionString") },
         { "Kestrel:Endpoints:Http:Url", "Configuration 'Kestrel:Endpoints:Http:Url' is not a setting of this server, which reads no Kestrel keys: it listens where 'urls' says." },
     };
@@ -85,6 +86,51 @@ public class ServerSettingsKeysTests
 
         Assert.Equal(Program.SettingsExitCode, server.ExitCode);
         Assert.Equal($"PlatformBenchmarks: {message}", server.Error.TrimEnd());
+    }
+
+    /// <summary>Kestrel's socket settings, under <c>Transport</c> once, under <c>Sockets</c> now.</summary>
+    public static TheoryData<string, string> MovedKeys => new()
+    {
+        { "Transport:WaitForDataBeforeAllocatingBuffer", "Sockets:WaitForDataBeforeAllocatingBuffer" },
+        { "Transport:UnsafePreferInlineScheduling", "Sockets:UnsafePreferInlineScheduling" },
+        { "Transport:IOQueueCount", "Sockets:IOQueueCount" },
+        { "transport:ioqueuecount", "Sockets:IOQueueCount" },
+    };
+
+    [Theory]
+    [MemberData(nameof(MovedKeys))]
+    public void AKeyThatMovedIsRefusedFromAnySourceNamingTheKeyItIsNow(string key, string now)
+    {
+        IConfigurationRoot commandLine = new ConfigurationBuilder().AddCommandLine([$"--{key}", "1"]).Build();
+        IConfigurationRoot environment = new ConfigurationBuilder().AddInMemoryCollection([new(key, "1")]).Build();
+
+        Assert.Equal(Moved(key, now), Assert.Throws<SettingsException>(() => ServerSettings.CheckKeys(commandLine)).Message);
+        Assert.Equal(Moved(key, now), Assert.Throws<SettingsException>(() => ServerSettings.CheckKeys(environment)).Message);
+    }
+
+    [Theory]
+    [MemberData(nameof(MovedKeys))]
+    public async Task AKeyThatMovedStopsTheServerWithOneLineNamingTheKeyItIsNow(string key, string now)
+    {
+        ProcessResult fromArguments = await ServerProcess.RunToExitAsync(["--urls", "http://127.0.0.1:0", $"--{key}", "1"]);
+        ProcessResult fromEnvironment = await ServerProcess.RunToExitAsync(
+            ["--urls", "http://127.0.0.1:0"],
+            new Dictionary<string, string?> { [key.Replace(":", "__", StringComparison.Ordinal)] = "1" });
+
+        Assert.Equal(Program.SettingsExitCode, fromArguments.ExitCode);
+        Assert.Equal($"PlatformBenchmarks: {Moved(key, now)}", fromArguments.Error.TrimEnd());
+        Assert.Equal(Program.SettingsExitCode, fromEnvironment.ExitCode);
+        Assert.Equal($"PlatformBenchmarks: {Moved(key, now)}", fromEnvironment.Error.TrimEnd());
+    }
+
+    [Fact]
+    public void EveryMovedKeyNamesAKeyTheServerReadsAndIsNotOneItself()
+    {
+        Assert.All(SettingsCatalog.Moved, moved =>
+        {
+            Assert.Null(SettingsCatalog.Find(moved.Key));
+            Assert.NotNull(SettingsCatalog.Find(moved.Value));
+        });
     }
 
     [Theory]
@@ -118,6 +164,7 @@ public class ServerSettingsKeysTests
     [Theory]
     [InlineData("""{ "Htp": { "MaxRequestLineSize": 10 } }""", "Htp:MaxRequestLineSize", "Http:MaxRequestLineSize")]
     [InlineData("""{ "Transport": { "Knid": "Epoll" } }""", "Transport:Knid", "Transport:Kind")]
+    [InlineData("""{ "Sockets": { "IOQueueCounts": 1 } }""", "Sockets:IOQueueCounts", "Sockets:IOQueueCount")]
     public void AnUnknownKeyInASettingsFileIsRefused(string json, string key, string nearest)
     {
         string file = Path.Combine(Path.GetTempPath(), $"{Guid.NewGuid():N}.json");
@@ -157,6 +204,8 @@ public class ServerSettingsKeysTests
         Assert.Equal(distance, ServerSettings.EditDistance(from, to));
         Assert.Equal(distance, ServerSettings.EditDistance(to, from));
     }
+
+    private static string Moved(string key, string now) => $"Configuration '{key}' has moved: it is '{now}' now.";
 
     private static string Refusal(string key, string nearest)
         => $"Configuration '{key}' is not a setting of this server; the nearest is '{nearest}' (--help lists them).";

@@ -18,7 +18,8 @@ public partial class SettingsCatalogTests
     public static TheoryData<string, Type[]> BoundSections => new()
     {
         { "Http", [typeof(HttpLimits)] },
-        { "Transport", [typeof(TransportOptions), typeof(TransportSettings)] },
+        { "Transport", [typeof(LinuxTransportOptions)] },
+        { "Sockets", [typeof(KestrelSocketSettings)] },
         { "Database", [typeof(DatabaseOptions)] },
         { "HttpArena", [typeof(HttpArenaOptions)] },
     };

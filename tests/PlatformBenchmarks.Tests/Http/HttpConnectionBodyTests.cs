@@ -176,10 +176,8 @@ public class HttpConnectionBodyTests
         await using var connection = new PipeConnection<EchoApplication>(default, limits);
         await connection.SendAsync(WithLength("/echo", 10) + "abc");
 
-        Task<RawResponse?> next = connection.ReadAsync();
-        TimeSpan waited = await connection.AdvanceUntilAsync(next, TimeSpan.FromSeconds(10));
-        Assert.Equal(408, (await next)!.Status);
-        Assert.True(waited >= limits.RequestTimeout, $"Answered after {waited}.");
+        Assert.Equal(limits.RequestTimeout, await connection.AdvanceUntilTimerFiresAsync(TimeSpan.FromSeconds(10)));
+        Assert.Equal(408, (await connection.ReadAsync())!.Status);
         Assert.True(await connection.IsClosedAsync());
     }
 
@@ -202,9 +200,8 @@ public class HttpConnectionBodyTests
         await connection.SendAsync(WithLength("/p", 10) + "abc");
         Assert.Equal("POST /p ", (await connection.ReadAsync())!.BodyText);
 
-        Task<bool> closed = connection.IsClosedAsync();
-        await connection.AdvanceUntilAsync(closed, TimeSpan.FromSeconds(10));
-        Assert.True(await closed);
+        Assert.Equal(limits.RequestTimeout, await connection.AdvanceUntilTimerFiresAsync(TimeSpan.FromSeconds(10)));
+        Assert.True(await connection.IsClosedAsync());
     }
 
     [Fact]

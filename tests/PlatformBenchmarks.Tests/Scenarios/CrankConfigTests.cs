@@ -48,8 +48,8 @@ public partial class CrankConfigTests
         Dictionary<string, object?> job = Map(Map(Load(file), "jobs"), "platformbenchmarks");
         string arguments = (string)job["arguments"]!;
         var known = new HashSet<string>(StringComparer.OrdinalIgnoreCase) { "urls" };
-        known.UnionWith(typeof(TransportSettings).GetProperties(BindingFlags.Public | BindingFlags.Instance).Select(p => "Transport:" + p.Name));
-        known.UnionWith(typeof(Transport.TransportOptions).GetProperties(BindingFlags.Public | BindingFlags.Instance).Select(p => "Transport:" + p.Name));
+        known.UnionWith(typeof(KestrelSocketSettings).GetProperties(BindingFlags.Public | BindingFlags.Instance).Select(p => "Sockets:" + p.Name));
+        known.UnionWith(typeof(Transport.LinuxTransportOptions).GetProperties(BindingFlags.Public | BindingFlags.Instance).Select(p => "Transport:" + p.Name));
         known.UnionWith(typeof(HttpLimits).GetProperties(BindingFlags.Public | BindingFlags.Instance).Select(p => "Http:" + p.Name));
 
         // The listen address, as crank renders it, is one the server accepts (a host name would stop it at start-up).

@@ -43,7 +43,7 @@ public partial class ReadmeFiguresTests
 
     [Theory]
     [InlineData("| ours | 110.7k |", "110.7k")]
-    [InlineData("| `Transport:UnsafePreferInlineScheduling` | run continuations inline (measured +11% on pipelined plaintext) |", "11%")]
+    [InlineData("| `Sockets:UnsafePreferInlineScheduling` | run continuations inline (measured +11% on pipelined plaintext) |", "11%")]
     public void ATableOfFiguresWithoutAResultsFileIsReported(string row, string figure)
     {
         // A cell's own figure, or a percentage quoted in a cell's text.

@@ -35,23 +35,43 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
     public FakeTimeProvider Time { get; } = new(new DateTimeOffset(2026, 1, 2, 3, 4, 5, TimeSpan.Zero));
 
     /// <summary>
-    /// Advances the clock by <paramref name="step"/> until <paramref name="task"/> completes (a timer the engine arms
-    /// after a read may not be armed yet at the first step). Returns how far the clock moved.
+    /// Advances the clock by <paramref name="step"/> until it wakes the engine's next read that waits with a timer on
+    /// it (the request timeout, the linger), and returns how far the clock moved. Each step waits for that read to be
+    /// waiting first, so the timer is armed before the clock moves; the timer's callback runs inside the clock's
+    /// advance, so no step waits for time to pass. <paramref name="beforeEachStep"/> runs before each step (a client
+    /// that keeps sending).
     /// </summary>
-    public async Task<TimeSpan> AdvanceUntilAsync(Task task, TimeSpan step, int maxSteps = 1000)
+    public async Task<TimeSpan> AdvanceUntilTimerFiresAsync(TimeSpan step, Func<Task>? beforeEachStep = null, int maxSteps = 1000)
     {
         TimeSpan moved = TimeSpan.Zero;
-        for (int i = 0; i < maxSteps && !task.IsCompleted; i++)
+        for (int i = 0; i < maxSteps; i++)
         {
+            if (beforeEachStep is not null)
+            {
+                await beforeEachStep();
+            }
+
+            PendingRead read = await _input.PendingReadAsync(timed: true);
             Time.Advance(step);
             moved += step;
-            // Let the engine's continuations run; this is a yield to other work, not a wait for time to pass.
-            await Task.WhenAny(task, Task.Delay(5));
+            if (read.WokenByClock)
+            {
+                return moved;
+            }
         }
 
-        Assert.True(task.IsCompleted, $"Still not done after the clock moved {moved}.");
-        await task;
+        Assert.Fail($"No timer fired after the clock moved {moved}.");
         return moved;
+    }
+
+    /// <summary>
+    /// Completes once the engine has examined everything sent and waits for more input: a clock moved after this
+    /// reaches any timer it armed for that wait.
+    /// </summary>
+    public async Task WaitingForInputAsync()
+    {
+        await ExaminedAllSentAsync();
+        _ = await _input.PendingReadAsync(timed: false);
     }
 
     /// <summary>Completes when the engine has closed the connection.</summary>
@@ -101,6 +121,8 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
         private long _consumed;
         private long _examined;
         private TaskCompletionSource _advanced = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        private PendingRead? _pending;
+        private TaskCompletionSource _started = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
         public async Task ExaminedAsync(long count)
         {
@@ -122,9 +144,66 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
             }
         }
 
+        /// <summary>
+        /// The engine's read that is waiting for input now (one with a timer when <paramref name="timed"/>), or the next
+        /// one. A deadline for a failing test only: the engine waits for input as soon as it has handled what it has.
+        /// </summary>
+        public async Task<PendingRead> PendingReadAsync(bool timed)
+        {
+            while (true)
+            {
+                Task next;
+                lock (_lock)
+                {
+                    if (_pending is { Ended: false, WokenByClock: false } pending && (pending.Timed || !timed))
+                    {
+                        return pending;
+                    }
+
+                    next = _started.Task;
+                }
+
+                await next.WaitAsync(TimeSpan.FromSeconds(10));
+            }
+        }
+
         public override async ValueTask<ReadResult> ReadAsync(CancellationToken cancellationToken = default)
         {
-            ReadResult result = await inner.ReadAsync(cancellationToken);
+            ValueTask<ReadResult> read = inner.ReadAsync(cancellationToken);
+            ReadResult result;
+            if (read.IsCompleted)
+            {
+                result = await read;
+            }
+            else
+            {
+                var pending = new PendingRead(cancellationToken.CanBeCanceled);
+                // The engine's timers cancel its reads: this runs inside the clock's Advance when one fires.
+                using (cancellationToken.UnsafeRegister(static state => ((PendingRead)state!).WokenByClock = true, pending))
+                {
+                    TaskCompletionSource started;
+                    lock (_lock)
+                    {
+                        _pending = pending;
+                        started = _started;
+                        _started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+                    }
+
+                    started.TrySetResult();
+                    try
+                    {
+                        result = await read;
+                    }
+                    finally
+                    {
+                        lock (_lock)
+                        {
+                            pending.Ended = true;
+                        }
+                    }
+                }
+            }
+
             _buffer = result.Buffer;
             return result;
         }
@@ -163,6 +242,19 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
         public override void CancelPendingRead() => inner.CancelPendingRead();
 
         public override void Complete(Exception? exception = null) => inner.Complete(exception);
+    }
+
+    /// <summary>A read of the engine's that found no input and waits for some.</summary>
+    private sealed class PendingRead(bool timed)
+    {
+        /// <summary>Whether the read waits with a token a timer can cancel.</summary>
+        public bool Timed { get; } = timed;
+
+        /// <summary>Set inside the clock's Advance, on the test's thread, when the read's timer fires.</summary>
+        public bool WokenByClock { get; set; }
+
+        /// <summary>The read returned (input, end of input, or its cancellation); set and read under the reader's lock.</summary>
+        public bool Ended { get; set; }
     }
 
     private sealed class DuplexPipe(PipeReader input, PipeWriter output) : IDuplexPipe

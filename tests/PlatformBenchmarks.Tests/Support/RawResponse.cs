@@ -20,6 +20,9 @@ internal sealed record RawResponse(int Status, string Head, IReadOnlyList<KeyVal
         return null;
     }
 
+    /// <summary>The response as it was sent: head and body, one character per byte.</summary>
+    public string Text => Head + Encoding.Latin1.GetString(Body);
+
     /// <summary>The head and body with the Date value blanked, for byte-exact comparisons.</summary>
     public string WithoutDate()
     {

@@ -73,6 +73,23 @@ internal static class ServerProcess
         throw new InvalidOperationException($"The server ended before it was up:\n{banner}{await server.StandardError.ReadToEndAsync(startUp.Token)}");
     }
 
+    /// <summary>Reads the server's output up to the first line holding <paramref name="text"/>; returns every line read.</summary>
+    public static async Task<List<string>> ReadUntilAsync(Process server, string text, TimeSpan timeout)
+    {
+        var lines = new List<string>();
+        using var startUp = new CancellationTokenSource(timeout);
+        while (await server.StandardOutput.ReadLineAsync(startUp.Token) is string line)
+        {
+            lines.Add(line);
+            if (line.Contains(text, StringComparison.Ordinal))
+            {
+                return lines;
+            }
+        }
+
+        throw new InvalidOperationException($"The server ended before printing '{text}':\n{string.Join('\n', lines)}{await server.StandardError.ReadToEndAsync(startUp.Token)}");
+    }
+
     /// <summary>A loopback port nothing listens on right now.</summary>
     public static int FreePort()
     {

@@ -38,15 +38,15 @@ internal sealed class TestServer : IAsyncDisposable
     /// without io_uring runs those cases on epoll.
     /// </summary>
     /// <param name="time">The transport's clock: unless given, a fake one that stands still, so no timeout fires.</param>
-    public static async Task<TestServer> StartAsync(TransportKind kind, Func<ConnectionContext, Task> application, TransportOptions? options = null, ILoggerFactory? loggers = null, TimeProvider? time = null)
+    public static async Task<TestServer> StartAsync(TransportKind kind, Func<ConnectionContext, Task> application, LinuxTransportOptions? options = null, ILoggerFactory? loggers = null, TimeProvider? time = null)
     {
-        var factory = new LinuxTransportFactory(TransportChooser.Choose(kind).Kind, options ?? new TransportOptions { ThreadCount = 2 }, loggers ?? NullLoggerFactory.Instance, time ?? new FakeTimeProvider());
+        var factory = new LinuxTransportFactory(TransportChooser.Choose(kind).Kind, options ?? new LinuxTransportOptions { ThreadCount = 2 }, loggers ?? NullLoggerFactory.Instance, time ?? new FakeTimeProvider());
         var listener = (LinuxConnectionListener)await factory.BindAsync(new IPEndPoint(IPAddress.Loopback, 0));
         return new TestServer(listener, application);
     }
 
     /// <summary>Echoes every byte until the peer half-closes, then completes its output (a FIN).</summary>
-    public static Task<TestServer> StartEchoAsync(TransportKind kind, TransportOptions? options = null, ILoggerFactory? loggers = null, TimeProvider? time = null) =>
+    public static Task<TestServer> StartEchoAsync(TransportKind kind, LinuxTransportOptions? options = null, ILoggerFactory? loggers = null, TimeProvider? time = null) =>
         StartAsync(kind, EchoAsync, options, loggers, time);
 
     public static async Task EchoAsync(ConnectionContext connection)

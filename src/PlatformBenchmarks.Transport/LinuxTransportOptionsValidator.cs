@@ -3,14 +3,14 @@ using Microsoft.Extensions.Options;
 namespace PlatformBenchmarks.Transport;
 
 /// <summary>
-/// The rules of the transport's settings, each failure naming its key. The host runs them when it starts (options
-/// pattern, ValidateOnStart); <see cref="LinuxTransportFactory"/> runs them on the options it is given.
+/// The rules of the <c>Transport</c> section's settings, each failure naming its key. The host runs them when it starts
+/// (options pattern, ValidateOnStart); <see cref="LinuxTransportFactory"/> runs them on the options it is given.
 /// </summary>
-public sealed class TransportOptionsValidator : IValidateOptions<TransportOptions>
+public sealed class LinuxTransportOptionsValidator : IValidateOptions<LinuxTransportOptions>
 {
     public const int MaxThreadCount = 1024;
 
-    public ValidateOptionsResult Validate(string? name, TransportOptions options)
+    public ValidateOptionsResult Validate(string? name, LinuxTransportOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
         var failures = new List<string>();
@@ -25,8 +25,8 @@ public sealed class TransportOptionsValidator : IValidateOptions<TransportOption
         }
 
         // A pipe's threshold below one block would pause it before the first receive or send had filled anything.
-        RequireAtLeastOneBlock(failures, nameof(TransportOptions.MaxReadBufferSize), options.MaxReadBufferSize);
-        RequireAtLeastOneBlock(failures, nameof(TransportOptions.MaxWriteBufferSize), options.MaxWriteBufferSize);
+        RequireAtLeastOneBlock(failures, nameof(LinuxTransportOptions.MaxReadBufferSize), options.MaxReadBufferSize);
+        RequireAtLeastOneBlock(failures, nameof(LinuxTransportOptions.MaxWriteBufferSize), options.MaxWriteBufferSize);
 
         // The drain waits with Task.WaitAsync, which takes at most uint.MaxValue - 1 milliseconds (about 49 days).
         if (options.DrainTimeout <= TimeSpan.Zero || options.DrainTimeout.TotalMilliseconds > uint.MaxValue - 1)
@@ -38,12 +38,12 @@ public sealed class TransportOptionsValidator : IValidateOptions<TransportOption
     }
 
     /// <summary>Throws <see cref="OptionsValidationException"/> with every failure when <paramref name="options"/> cannot run.</summary>
-    internal static void ThrowIfInvalid(TransportOptions options)
+    internal static void ThrowIfInvalid(LinuxTransportOptions options)
     {
-        ValidateOptionsResult result = new TransportOptionsValidator().Validate(Options.DefaultName, options);
+        ValidateOptionsResult result = new LinuxTransportOptionsValidator().Validate(Options.DefaultName, options);
         if (result.Failed)
         {
-            throw new OptionsValidationException(Options.DefaultName, typeof(TransportOptions), result.Failures);
+            throw new OptionsValidationException(Options.DefaultName, typeof(LinuxTransportOptions), result.Failures);
         }
     }
 

@@ -1,10 +1,11 @@
 namespace PlatformBenchmarks.Transport;
 
 /// <summary>
-/// The transport's settings, bound from the <c>Transport</c> configuration section; <see cref="TransportOptionsValidator"/>
-/// holds their rules.
+/// Which transport runs (<see cref="Kind"/>), and the settings of this project's io_uring and epoll loops: the
+/// <c>Transport</c> configuration section. <see cref="LinuxTransportOptionsValidator"/> holds their rules. Kestrel's
+/// socket transport has its own section, <c>Sockets</c>.
 /// </summary>
-public sealed class TransportOptions
+public sealed class LinuxTransportOptions
 {
     /// <summary>Which transport to run; <see cref="TransportKind.Auto"/> lets <see cref="TransportChooser"/> decide.</summary>
     public TransportKind Kind { get; set; } = TransportKind.Auto;

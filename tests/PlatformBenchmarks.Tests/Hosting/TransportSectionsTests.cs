@@ -1,5 +1,7 @@
 using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
 using Microsoft.Extensions.Time.Testing;
 using PlatformBenchmarks.Transport;
 using PlatformBenchmarks.Hosting;
@@ -7,27 +9,45 @@ using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Hosting;
 
-public class TransportSettingsTests
+/// <summary>
+/// The two transport sections as the host binds them: <c>Transport</c> (the kind, and this project's loops) and
+/// <c>Sockets</c> (Kestrel's socket transport).
+/// </summary>
+public class TransportSectionsTests
 {
     [Theory]
-    [InlineData("Kind", "Fast")]
-    [InlineData("Kind", "9")]
-    [InlineData("ThreadCount", "-1")]
-    [InlineData("ThreadCount", "1025")]
-    [InlineData("ThreadCount", "many")]
-    [InlineData("MaxReadBufferSize", "0")]
-    [InlineData("MaxWriteBufferSize", "4095")]
-    [InlineData("DrainTimeout", "00:00:00")]
-    [InlineData("DrainTimeout", "-00:00:01")]
-    [InlineData("DrainTimeout", "50.00:00:00")]
-    [InlineData("IOQueueCount", "-1")]
-    [InlineData("IOQueueCount", "1025")]
+    [InlineData("Transport:Kind", "Fast")]
+    [InlineData("Transport:Kind", "9")]
+    [InlineData("Transport:ThreadCount", "-1")]
+    [InlineData("Transport:ThreadCount", "1025")]
+    [InlineData("Transport:ThreadCount", "many")]
+    [InlineData("Transport:MaxReadBufferSize", "0")]
+    [InlineData("Transport:MaxWriteBufferSize", "4095")]
+    [InlineData("Transport:DrainTimeout", "00:00:00")]
+    [InlineData("Transport:DrainTimeout", "-00:00:01")]
+    [InlineData("Transport:DrainTimeout", "50.00:00:00")]
+    [InlineData("Sockets:IOQueueCount", "-1")]
+    [InlineData("Sockets:IOQueueCount", "1025")]
+    [InlineData("Sockets:UnsafePreferInlineScheduling", "sometimes")]
     public void AnUnusableTransportSettingStopsTheServerAtStartUpNamingTheKey(string key, string value)
     {
-        SettingsException exception = Assert.Throws<SettingsException>(() => Program.BuildApplication(["--urls", "http://127.0.0.1:0", $"--Transport:{key}", value], new FakeTimeProvider()));
+        SettingsException exception = Assert.Throws<SettingsException>(() => Program.BuildApplication(["--urls", "http://127.0.0.1:0", $"--{key}", value], new FakeTimeProvider()));
 
-        Assert.Contains($"'Transport:{key}'", exception.Message, StringComparison.Ordinal);
+        Assert.Contains($"'{key}'", exception.Message, StringComparison.Ordinal);
         Assert.DoesNotContain('\n', exception.Message);
+    }
+
+    [Fact]
+    public async Task KestrelsSocketSettingsAreReadFromTheSocketsSection()
+    {
+        await using WebApplication app = Program.BuildApplication(
+            ["--urls", "http://127.0.0.1:0", "--Transport:Kind", "Sockets", "--Sockets:IOQueueCount", "3", "--Sockets:WaitForDataBeforeAllocatingBuffer", "false", "--Sockets:UnsafePreferInlineScheduling", "false"],
+            new FakeTimeProvider());
+
+        SocketTransportOptions options = app.Services.GetRequiredService<IOptions<SocketTransportOptions>>().Value;
+        Assert.Equal(3, options.IOQueueCount);
+        Assert.False(options.WaitForDataBeforeAllocatingBuffer);
+        Assert.False(options.UnsafePreferInlineScheduling);
     }
 
     /// <summary>A kind that is not one of the names: the binder would say only "Failed to convert", or take a number or a list.</summary>
@@ -63,6 +83,6 @@ public class TransportSettingsTests
 
         Assert.Equal(expected, app.Services.GetRequiredService<TransportChoice>().Kind);
         Assert.Equal(expected != TransportKind.Sockets, app.Services.GetServices<Microsoft.AspNetCore.Connections.IConnectionListenerFactory>().Single() is LinuxTransportFactory);
-        Assert.Equal(3, app.Services.GetRequiredService<Microsoft.Extensions.Options.IOptions<TransportOptions>>().Value.EffectiveThreadCount);
+        Assert.Equal(3, app.Services.GetRequiredService<IOptions<LinuxTransportOptions>>().Value.EffectiveThreadCount);
     }
 }

@@ -1,0 +1,105 @@
+using Npgsql;
+
+namespace PlatformBenchmarks.Data;
+
+internal sealed partial class DatabaseLane
+{
+    /// <summary>
+    /// One connection of the lane, its batch and the statements it reuses, and the reads of the batch in flight. A
+    /// connection of its own keeps its batch and statements from one batch to the next: they never meet another
+    /// connection, whose prepared statements would differ.
+    /// </summary>
+    private sealed class LaneConnection
+    {
+        private readonly List<NpgsqlBatchCommand> _worldStatements = [];
+        private readonly List<NpgsqlBatchCommand> _fortuneStatements = [];
+        private NpgsqlConnection? _connection;
+        private int _worldsUsed;
+        private int _fortunesUsed;
+
+        public LaneRead[] Reads { get; } = new LaneRead[MaxStatements];
+
+        public int Count { get; private set; }
+
+        public bool Busy { get; set; }
+
+        public NpgsqlBatch? Batch { get; private set; }
+
+        /// <summary>Takes waiting reads, in order, up to <see cref="MaxStatements"/>, and marks the connection busy.</summary>
+        public void Take(Queue<LaneRead> waiting)
+        {
+            Busy = true;
+            Count = 0;
+            while (Count < MaxStatements && waiting.TryDequeue(out LaneRead? read))
+            {
+                Reads[Count++] = read;
+            }
+        }
+
+        public async ValueTask<NpgsqlBatch> OpenAsync(NpgsqlDataSource source)
+        {
+            _connection = await source.OpenConnectionAsync();
+            NpgsqlBatch batch = _connection.CreateBatch();
+            // A Sync after each statement: each is executed as if it had been sent alone (docs/tfb-rules.md §2 #7).
+            batch.EnableErrorBarriers = true;
+            return Batch = batch;
+        }
+
+        /// <summary>Fills the batch with the statements of the reads taken.</summary>
+        public void Prepare(NpgsqlBatch batch)
+        {
+            batch.BatchCommands.Clear();
+            _worldsUsed = 0;
+            _fortunesUsed = 0;
+            for (int i = 0; i < Count; i++)
+            {
+                Reads[i].AddStatement(this, batch.BatchCommands);
+            }
+        }
+
+        public NpgsqlBatchCommand NextWorldStatement(int id)
+        {
+            if (_worldsUsed == _worldStatements.Count)
+            {
+                var created = new NpgsqlBatchCommand(Database.WorldSql);
+                created.Parameters.Add(new NpgsqlParameter<int>());
+                _worldStatements.Add(created);
+            }
+
+            NpgsqlBatchCommand statement = _worldStatements[_worldsUsed++];
+            ((NpgsqlParameter<int>)statement.Parameters[0]).TypedValue = id;
+            return statement;
+        }
+
+        public NpgsqlBatchCommand NextFortuneStatement()
+        {
+            if (_fortunesUsed == _fortuneStatements.Count)
+            {
+                _fortuneStatements.Add(new NpgsqlBatchCommand(Database.FortuneSql));
+            }
+
+            return _fortuneStatements[_fortunesUsed++];
+        }
+
+        /// <summary>After a failure: the connection may be broken or out of step, so it goes, and the next batch opens another.</summary>
+        public async ValueTask DropAsync()
+        {
+            NpgsqlConnection? connection = _connection;
+            _connection = null;
+            Batch = null;
+            _worldStatements.Clear();
+            _fortuneStatements.Clear();
+            if (connection is not null)
+            {
+                try
+                {
+                    await connection.DisposeAsync();
+                }
+                catch (Exception)
+                {
+                    // A connection that fails to close is gone either way; the failure was reported with the batch's.
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,260 @@
+using System.Runtime.CompilerServices;
+using Npgsql;
+
+namespace PlatformBenchmarks.Data;
+
+/// <summary>
+/// The single-statement reads of one transport loop (/db, /fortunes, a cache miss), written once per loop turn as one batch on connections the loop owns, and read
+/// back on the loop that sends the responses. Only the loop's own thread touches it, so it takes no lock.
+/// </summary>
+/// <remarks>
+/// With a shared multiplexing pool a read crosses threads four times: the loop hands it to the pool's writer, the
+/// runtime's socket thread receives the reply, a pool worker completes it, and the loop is woken to send. When the
+/// server is short of CPU each crossing costs a context switch; here a batch crosses twice, however many requests it
+/// carries: the reply wakes the runtime's socket thread, which posts the batch's results to the loop
+/// (docs/decisions/0006-database-batches-per-loop.md).
+/// <para>
+/// Every statement is its own statement with its own Sync (error barriers), as if sent alone: the batch is
+/// network-level pipelining of separate queries (docs/tfb-rules.md §2 #7). Reads arriving while all the loop's
+/// connections are busy wait for the next batch, so a batch grows with the load.
+/// </para>
+/// </remarks>
+internal sealed partial class DatabaseLane
+{
+    /// <summary>The most reads, each one statement, that one batch carries.</summary>
+    internal const int MaxStatements = 512;
+
+    [ThreadStatic]
+    private static DatabaseLane? t_lane;
+
+    private static readonly SendOrPostCallback s_flush = static state => ((DatabaseLane)state!).Flush();
+
+    private readonly Database _database;
+    private readonly NpgsqlDataSource _source;
+    private readonly SynchronizationContext _loop;
+    private readonly int _threadId = Environment.CurrentManagedThreadId;
+    private readonly Queue<LaneRead> _waiting = new();
+    private readonly LaneConnection[] _connections;
+    private bool _flushPosted;
+    private bool _closed;
+
+    private DatabaseLane(Database database, NpgsqlDataSource source, SynchronizationContext loop, int connections)
+    {
+        _database = database;
+        _source = source;
+        _loop = loop;
+        _connections = new LaneConnection[connections];
+        for (int i = 0; i < _connections.Length; i++)
+        {
+            _connections[i] = new LaneConnection();
+        }
+    }
+
+    /// <summary>This thread's lane for <paramref name="database"/>, created on first use; null off the loop threads.</summary>
+    public static DatabaseLane? ForCurrentThread(Database database, NpgsqlDataSource source, Func<SynchronizationContext?> currentLoop, int connections)
+    {
+        if (t_lane is { } lane && lane._database == database)
+        {
+            return lane;
+        }
+
+        if (currentLoop() is not { } loop)
+        {
+            return null;
+        }
+
+        lane = new DatabaseLane(database, source, loop, connections);
+        database.Register(lane);
+        return t_lane = lane;
+    }
+
+    /// <summary>
+    /// Closes the lane's connections on its loop: idle ones at once, one with a batch in flight when the batch ends. A
+    /// loop that no longer takes work (it has ended) leaves the closing to the caller's thread, with nothing in flight.
+    /// </summary>
+    public Task CloseAsync()
+    {
+        var closed = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        try
+        {
+            _loop.Post(static state =>
+            {
+                (DatabaseLane lane, TaskCompletionSource done) = ((DatabaseLane, TaskCompletionSource))state!;
+                _ = lane.CloseOnLoopAsync(done);
+            }, (this, closed));
+        }
+        catch (InvalidOperationException)
+        {
+            _ = CloseOnLoopAsync(closed);
+        }
+
+        return closed.Task;
+    }
+
+    private async Task CloseOnLoopAsync(TaskCompletionSource closed)
+    {
+        _closed = true;
+        foreach (LaneConnection connection in _connections)
+        {
+            if (!connection.Busy)
+            {
+                await connection.DropAsync();
+            }
+        }
+
+        closed.TrySetResult();
+    }
+
+    /// <summary>Whether the calling thread is the lane's own: only it may touch the queue and the pools.</summary>
+    internal bool OnOwnThread => Environment.CurrentManagedThreadId == _threadId;
+
+    private void Enqueue(LaneRead read)
+    {
+        _waiting.Enqueue(read);
+        PostFlush();
+    }
+
+    private void PostFlush()
+    {
+        // Once per turn: the flush runs after the loop has handled every request of the turn, so they share a batch.
+        if (!_flushPosted)
+        {
+            _flushPosted = true;
+            _loop.Post(s_flush, this);
+        }
+    }
+
+    /// <summary>Starts a batch on each idle connection while reads wait.</summary>
+    private void Flush()
+    {
+        _flushPosted = false;
+        foreach (LaneConnection connection in _connections)
+        {
+            if (_waiting.Count == 0)
+            {
+                return;
+            }
+
+            if (!connection.Busy)
+            {
+                connection.Take(_waiting);
+                _ = RunAsync(connection);
+            }
+        }
+    }
+
+    /// <summary>
+    /// Completes <paramref name="read"/>, running its caller's continuation inline, here on the loop, so the response is
+    /// written at once. The loop's context is taken off the thread meanwhile: the runtime does not run an awaiting
+    /// method's continuation inline under a context other than the one it captured, and would queue it to the pool.
+    /// </summary>
+    private static void Deliver(LaneRead read, DataFailure? failure, Exception? bug)
+    {
+        SynchronizationContext? loop = SynchronizationContext.Current;
+        SynchronizationContext.SetSynchronizationContext(null);
+        try
+        {
+            if (failure is not null)
+            {
+                read.Fail(failure);
+            }
+            else if (bug is not null)
+            {
+                read.Fail(bug);
+            }
+            else
+            {
+                read.Complete();
+            }
+        }
+        finally
+        {
+            SynchronizationContext.SetSynchronizationContext(loop);
+        }
+    }
+
+    /// <summary>
+    /// Sends one connection's batch from the loop, reads the whole reply on whichever thread receives it, then comes back
+    /// to the loop once to complete the batch's reads. Never throws: a failure completes every read whose rows were not
+    /// all in with it, and the connection is dropped (the next batch opens another).
+    /// </summary>
+    /// <remarks>
+    /// PostgreSQL sends each statement's result on its own, as it reaches the statement's Sync; coming back to the loop
+    /// for each would wake it once per statement instead of once per batch. While
+    /// the batch is in flight the connection and its reads belong to the batch alone: the loop leaves a busy connection
+    /// be, and the return to the loop orders every write made here before the loop's reads of them.
+    /// </remarks>
+    private async Task RunAsync(LaneConnection connection)
+    {
+        int ready = 0;
+        DataFailure? failure = null;
+        Exception? bug = null;
+        try
+        {
+            NpgsqlBatch batch = connection.Batch ?? await connection.OpenAsync(_source).ConfigureAwait(false);
+            connection.Prepare(batch);
+            NpgsqlDataReader reader = await batch.ExecuteReaderAsync().ConfigureAwait(false);
+            await using (reader.ConfigureAwait(false))
+            {
+                for (; ready < connection.Count; ready++)
+                {
+                    if (ready > 0 && !await reader.NextResultAsync().ConfigureAwait(false))
+                    {
+                        throw new InvalidOperationException("The batch returned fewer results than it had statements.");
+                    }
+
+                    await connection.Reads[ready].ReadResultAsync(reader).ConfigureAwait(false);
+                }
+            }
+        }
+        catch (Exception exception)
+        {
+            failure = _database.ReportLaneFailure(exception);
+            bug = failure is null ? exception : null;
+            await connection.DropAsync().ConfigureAwait(false);
+        }
+
+        await new ReturnTo(_loop);
+        for (int i = 0; i < connection.Count; i++)
+        {
+            LaneRead read = connection.Reads[i];
+            connection.Reads[i] = null!;
+            if (i < ready)
+            {
+                Deliver(read, null, null);
+            }
+            else
+            {
+                Deliver(read, failure, bug);
+            }
+        }
+
+        connection.Busy = false;
+        if (_closed)
+        {
+            await connection.DropAsync();
+        }
+
+        // Reads that arrived meanwhile go out now, even after a close: they must get an answer, if only a failure.
+        if (_waiting.Count > 0)
+        {
+            PostFlush();
+        }
+    }
+
+    /// <summary>Awaited, continues on the loop (in its next turn) whatever thread awaited it.</summary>
+    private readonly struct ReturnTo(SynchronizationContext loop) : ICriticalNotifyCompletion
+    {
+        public bool IsCompleted => false;
+
+        public ReturnTo GetAwaiter() => this;
+
+        public void GetResult()
+        {
+        }
+
+        public void OnCompleted(Action continuation) => loop.Post(static state => ((Action)state!)(), continuation);
+
+        public void UnsafeOnCompleted(Action continuation) => OnCompleted(continuation);
+    }
+}

@@ -1,0 +1,155 @@
+using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Time.Testing;
+using PlatformBenchmarks.Data;
+using PlatformBenchmarks.Tests.Support;
+
+namespace PlatformBenchmarks.Tests.Data;
+
+/// <summary>
+/// Reads made on a loop thread go into that loop's batches (<see cref="DatabaseLane"/>): the rows must be the table's,
+/// every kind of read must share a batch with the others, and the caller must resume on its loop.
+/// </summary>
+[Collection(WorldTableTests.Name)]
+[Trait(TestCategory.Name, TestCategory.System)]
+public sealed class DatabaseLaneTests : IDisposable
+{
+    private readonly TestLoop _loop = new();
+
+    public void Dispose() => _loop.Dispose();
+
+    [Fact]
+    public async Task ReadsStartedInOneTurnAreTheTablesRows()
+    {
+        await using Database database = Create();
+        int[] table = await TestDatabase.ReadWorldTableAsync();
+
+        World[] worlds = await _loop.RunTogetherAsync(Enumerable.Range(0, 300).Select(_ => SingleWorld(database)).ToList());
+
+        Assert.All(worlds, world => Assert.Equal(table[world.Id], world.RandomNumber));
+        Assert.True(worlds.Select(world => world.Id).Distinct().Count() > 200, "the ids should be random");
+    }
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(20)]
+    [InlineData(500)]
+    public async Task MultipleQueriesOnALoopReturnTheRequestedNumberOfRealRows(int count)
+    {
+        await using Database database = Create();
+        int[] table = await TestDatabase.ReadWorldTableAsync();
+
+        World[] worlds = (await _loop.RunAsync(() => database.LoadWorldsAsync(count))).Value;
+
+        Assert.Equal(count, worlds.Length);
+        Assert.All(worlds, world => Assert.Equal(table[world.Id], world.RandomNumber));
+    }
+
+    [Fact]
+    public async Task EveryKindOfReadSharesABatchWithTheOthers()
+    {
+        await using Database database = Create();
+        int[] table = await TestDatabase.ReadWorldTableAsync();
+
+        // More statements than one batch carries: the turn's reads go out over several batches, in order.
+        var calls = new List<Func<ValueTask<World[]>>>();
+        for (int i = 0; i < 700; i++)
+        {
+            calls.Add(i % 10 == 5
+                ? async () => (await database.LoadFortunesAsync()).Value.Select(fortune => new World(fortune.Id, -1)).ToArray()
+                : async () => [(await database.LoadSingleWorldAsync()).Value]);
+        }
+
+        World[][] results = await _loop.RunTogetherAsync(calls);
+
+        for (int i = 0; i < results.Length; i++)
+        {
+            if (i % 10 == 5)
+            {
+                // The fortunes: the 12 rows of the table, unsorted, each once.
+                Assert.Equal(Enumerable.Range(1, 12), results[i].Select(row => row.Id).Order());
+            }
+            else
+            {
+                World world = Assert.Single(results[i]);
+                Assert.Equal(table[world.Id], world.RandomNumber);
+            }
+        }
+    }
+
+    [Fact]
+    public async Task TheCallerResumesOnItsLoopWithoutAHandOff()
+    {
+        await using Database database = Create();
+
+        (int before, int after, bool context) = await _loop.RunAsync(async () =>
+        {
+            int before = Environment.CurrentManagedThreadId;
+            await database.LoadSingleWorldAsync();
+            // The reply reached the loop through its queue; the continuation then ran there at once, not posted again.
+            return (before, Environment.CurrentManagedThreadId, SynchronizationContext.Current is null);
+        });
+
+        Assert.Equal(_loop.ManagedThreadId, before);
+        Assert.Equal(_loop.ManagedThreadId, after);
+        Assert.True(context, "the caller's continuation must run outside the loop's context, as it was called");
+    }
+
+    [Fact]
+    public async Task OffTheLoopReadsGoThroughThePool()
+    {
+        await using Database database = Create();
+        int[] table = await TestDatabase.ReadWorldTableAsync();
+        int posted = _loop.PostedCount;
+
+        World world = (await database.LoadSingleWorldAsync()).Value;
+
+        Assert.Equal(table[world.Id], world.RandomNumber);
+        Assert.Equal(posted, _loop.PostedCount);
+    }
+
+    [Fact]
+    public async Task AnUnreachableDatabaseFailsEveryReadOfTheBatchAndOpensTheBreaker()
+    {
+        var options = new DatabaseOptions { ConnectionString = "Host=127.0.0.1;Port=1;Database=none;Username=none;Password=none;Timeout=2" };
+        await using var database = new Database(options, new FakeTimeProvider(), NullLogger.Instance, static () => TestLoop.CurrentLoop);
+
+        DataResult<World>[] reads = await _loop.RunTogetherAsync(
+            Enumerable.Range(0, 10).Select(_ => (Func<ValueTask<DataResult<World>>>)database.LoadSingleWorldAsync).ToList());
+
+        // Every one of them failed as unavailable, none was left waiting, and the breaker now answers at once.
+        Assert.All(reads, read => Assert.Equal(DataOutcome.Unavailable, read.Outcome));
+        DataResult<World> afterwards = await _loop.RunAsync(database.LoadSingleWorldAsync);
+        Assert.Equal(DataOutcome.Unavailable, afterwards.Outcome);
+        Assert.Contains("failing fast", afterwards.Failure!.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task TheLaneRecoversAfterAFailedBatch()
+    {
+        var time = new FakeTimeProvider();
+        await using Database database = Create(time);
+        int[] table = await TestDatabase.ReadWorldTableAsync();
+        World first = (await _loop.RunAsync(database.LoadSingleWorldAsync)).Value;
+        await TestDatabase.TerminateBackendsAsync("platformbenchmarks-lane-test");
+
+        // The loop's connection is gone: its batch fails as unavailable and the breaker opens.
+        Assert.Equal(DataOutcome.Unavailable, (await _loop.RunAsync(database.LoadSingleWorldAsync)).Outcome);
+        time.Advance(TimeSpan.FromSeconds(2));
+        // The breaker's probe, then reads in the lane again, on a connection it opened anew.
+        World probe = (await _loop.RunAsync(database.LoadSingleWorldAsync)).Value;
+        World[] after = await _loop.RunTogetherAsync(Enumerable.Range(0, 20).Select(_ => SingleWorld(database)).ToList());
+
+        Assert.Equal(table[first.Id], first.RandomNumber);
+        Assert.Equal(table[probe.Id], probe.RandomNumber);
+        Assert.All(after, world => Assert.Equal(table[world.Id], world.RandomNumber));
+    }
+
+    private static Func<ValueTask<World>> SingleWorld(Database database) => async () => (await database.LoadSingleWorldAsync()).Value;
+
+    private static Database Create(TimeProvider? time = null)
+    {
+        DatabaseOptions options = TestDatabase.Options(Mode.Multiplexing, "Application Name=platformbenchmarks-lane-test");
+        options.LoopConnections = 2;
+        return new Database(options, time ?? new FakeTimeProvider(), NullLogger.Instance, static () => TestLoop.CurrentLoop);
+    }
+}
