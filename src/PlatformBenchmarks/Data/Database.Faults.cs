@@ -72,8 +72,11 @@ internal sealed partial class Database
         else if (_breaker.Tripped(reason, exception))
         {
             // Idle pooled connections to a server that went away are dead: drop them now, so that the first calls after
-            // its return do not fail one stale connection at a time.
+            // its return do not fail one stale connection at a time. The loops hold theirs outside the pool: each lane
+            // sees the count move and reopens before its next batch.
             _dataSource.Clear();
+            _laneSource?.Clear();
+            Interlocked.Increment(ref _outages);
         }
 
         return new DataFailure(DataOutcome.Unavailable, $"database unavailable: {reason}");

@@ -26,6 +26,8 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     private readonly Func<SynchronizationContext?> _currentLoop;
     private readonly int _loopConnections;
     private readonly List<DatabaseLane> _lanes = [];
+    // Outages seen so far (breaker trips from closed): a lane connection opened before the last one is presumed dead.
+    private int _outages;
     private readonly CircuitBreaker _breaker;
     private readonly bool _multiplexing;
     private readonly ReusePool<NpgsqlCommand> _worldCommands;
@@ -97,6 +99,9 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private DatabaseLane? Lane()
         => _laneSource is not null && !_breaker.IsOpen ? DatabaseLane.ForCurrentThread(this, _laneSource, _currentLoop, _loopConnections) : null;
+
+    /// <summary>How many times the database was found gone; a connection opened before the last time is not used again.</summary>
+    internal int Outages => Volatile.Read(ref _outages);
 
     /// <summary>A lane's batch failed: the same classification, and breaker update, as any other call's failure.</summary>
     internal DataFailure? ReportLaneFailure(Exception exception) => ReportFailure(exception, probe: false);

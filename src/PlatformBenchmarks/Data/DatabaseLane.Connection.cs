@@ -16,6 +16,7 @@ internal sealed partial class DatabaseLane
         private NpgsqlConnection? _connection;
         private int _worldsUsed;
         private int _fortunesUsed;
+        private int _outagesAtOpen;
 
         public LaneRead[] Reads { get; } = new LaneRead[MaxStatements];
 
@@ -36,8 +37,13 @@ internal sealed partial class DatabaseLane
             }
         }
 
-        public async ValueTask<NpgsqlBatch> OpenAsync(NpgsqlDataSource source)
+        /// <summary>Whether the connection is open and was opened before outage number <paramref name="outages"/>.</summary>
+        public bool OpenedBefore(int outages) => _connection is not null && _outagesAtOpen != outages;
+
+        /// <param name="outages">The database's outage count now, before the connection is opened.</param>
+        public async ValueTask<NpgsqlBatch> OpenAsync(NpgsqlDataSource source, int outages)
         {
+            _outagesAtOpen = outages;
             _connection = await source.OpenConnectionAsync();
             NpgsqlBatch batch = _connection.CreateBatch();
             // A Sync after each statement: each is executed as if it had been sent alone (docs/tfb-rules.md §2 #7).

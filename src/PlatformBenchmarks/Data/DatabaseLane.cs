@@ -191,7 +191,14 @@ internal sealed partial class DatabaseLane
         Exception? bug = null;
         try
         {
-            NpgsqlBatch batch = connection.Batch ?? await connection.OpenAsync(_source).ConfigureAwait(false);
+            // A connection held through an outage died with the server's process: reopen rather than fail a batch on it.
+            int outages = _database.Outages;
+            if (connection.OpenedBefore(outages))
+            {
+                await connection.DropAsync().ConfigureAwait(false);
+            }
+
+            NpgsqlBatch batch = connection.Batch ?? await connection.OpenAsync(_source, outages).ConfigureAwait(false);
             connection.Prepare(batch);
             NpgsqlDataReader reader = await batch.ExecuteReaderAsync().ConfigureAwait(false);
             await using (reader.ConfigureAwait(false))

@@ -144,6 +144,28 @@ public sealed class DatabaseLaneTests : IDisposable
         Assert.All(after, world => Assert.Equal(table[world.Id], world.RandomNumber));
     }
 
+    [Fact]
+    public async Task AConnectionTheLoopHeldThroughAnOutageIsReopenedNotFailed()
+    {
+        var time = new FakeTimeProvider();
+        await using Database database = Create(time);
+        int[] table = await TestDatabase.ReadWorldTableAsync();
+        Assert.Null((await _loop.RunAsync(database.LoadSingleWorldAsync)).Failure);
+        Assert.Null((await database.LoadSingleWorldAsync()).Failure);
+        await TestDatabase.TerminateBackendsAsync("platformbenchmarks-lane-test");
+
+        // The pool's connection finds the server gone and trips the breaker; its probe then finds it back.
+        Assert.Equal(DataOutcome.Unavailable, (await database.LoadSingleWorldAsync()).Outcome);
+        time.Advance(TimeSpan.FromSeconds(2));
+        Assert.Null((await database.LoadSingleWorldAsync()).Failure);
+
+        // The loop's connection died in the same outage without the loop using it: its next batch opens another.
+        DataResult<World> read = await _loop.RunAsync(database.LoadSingleWorldAsync);
+
+        Assert.Null(read.Failure);
+        Assert.Equal(table[read.Value.Id], read.Value.RandomNumber);
+    }
+
     private static Func<ValueTask<World>> SingleWorld(Database database) => async () => (await database.LoadSingleWorldAsync()).Value;
 
     private static Database Create(TimeProvider? time = null)
