@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+
 namespace PlatformBenchmarks.Data;
 
 /// <summary>
@@ -20,7 +22,8 @@ internal sealed class CircuitBreaker
 
     // Timestamp (of the TimeProvider) until which calls fail fast; 0 while closed. The hot path is one volatile read of it.
     private long _openUntil;
-    private string _reason = "";
+    // What calls get while the breaker is open: made once per trip, so failing fast allocates nothing.
+    private DataFailure _openFailure = new(DataOutcome.Unavailable, "database unavailable; failing fast until it answers again");
 
     public CircuitBreaker(TimeSpan openPeriod, TimeProvider time, ILogger logger)
     {
@@ -34,26 +37,32 @@ internal sealed class CircuitBreaker
     /// <summary>Whether calls fail fast now: for the tests, which see the breaker only from outside.</summary>
     internal bool IsOpen => Volatile.Read(ref _openUntil) != 0;
 
+    /// <summary>What a call that found the breaker <see cref="BreakerAdmission.Open"/> hands back, with the last reason.</summary>
+    public DataFailure OpenFailure => Volatile.Read(ref _openFailure);
+
     /// <summary>
-    /// Admits a call or throws <see cref="DatabaseUnavailableException"/>. Returns true when the call is the probe,
-    /// whose outcome must be reported with <see cref="Succeeded"/> or <see cref="Tripped"/>.
+    /// Admits a call, or answers <see cref="BreakerAdmission.Open"/>: the caller then hands back <see cref="OpenFailure"/>
+    /// without trying the database. A value rather than an exception, since during an outage every call gets it. A
+    /// <see cref="BreakerAdmission.Probe"/> must report its outcome with <see cref="Succeeded"/> or <see cref="Tripped"/>.
     /// </summary>
-    public bool Enter()
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public BreakerAdmission Enter()
     {
         long until = Volatile.Read(ref _openUntil);
-        if (until == 0)
-        {
-            return false;
-        }
+        return until == 0 ? BreakerAdmission.Closed : EnterOpen(until);
+    }
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private BreakerAdmission EnterOpen(long until)
+    {
         long now = _time.GetTimestamp();
         // Only the caller that moves the deadline forward becomes the probe; everyone else keeps failing fast.
         if (now < until || Interlocked.CompareExchange(ref _openUntil, now + _openTicks, until) != until)
         {
-            throw new DatabaseUnavailableException($"database unavailable ({_reason}); failing fast until it answers again");
+            return BreakerAdmission.Open;
         }
 
-        return true;
+        return BreakerAdmission.Probe;
     }
 
     /// <summary>The database answered (successfully or with a query error): a probe closes the breaker.</summary>
@@ -79,7 +88,7 @@ internal sealed class CircuitBreaker
     /// </summary>
     public bool Tripped(string reason, Exception cause)
     {
-        _reason = reason;
+        Volatile.Write(ref _openFailure, new DataFailure(DataOutcome.Unavailable, $"database unavailable ({reason}); failing fast until it answers again"));
         lock (_transitions)
         {
             bool wasClosed = Interlocked.Exchange(ref _openUntil, _time.GetTimestamp() + _openTicks) == 0;

@@ -26,6 +26,33 @@ internal sealed partial class Database
     private static void SetInt(NpgsqlParameterCollection parameters, int index, int value)
         => ((NpgsqlParameter<int>)parameters[index]).TypedValue = value;
 
+    /// <summary>The world-read batches for one row count (without multiplexing), their pool created on first use.</summary>
+    private ReusePool<NpgsqlBatch> WorldBatches(int count)
+        => Volatile.Read(ref _worldBatches[count]) ?? CreateWorldBatches(count);
+
+    private ReusePool<NpgsqlBatch> CreateWorldBatches(int count)
+    {
+        ReusePool<NpgsqlBatch> created = new(() => CreateWorldBatch(count));
+        return Interlocked.CompareExchange(ref _worldBatches[count], created, null) ?? created;
+    }
+
+    /// <summary>
+    /// <paramref name="count"/> world reads with error barriers, so that each statement is followed by its own Sync, as if
+    /// sent alone (docs/tfb-rules.md §2 #7: one Sync for the whole batch is forbidden). Bound to a connection per use.
+    /// </summary>
+    private static NpgsqlBatch CreateWorldBatch(int count)
+    {
+        var batch = new NpgsqlBatch { EnableErrorBarriers = true };
+        for (int i = 0; i < count; i++)
+        {
+            var command = new NpgsqlBatchCommand(WorldSql);
+            command.Parameters.Add(new NpgsqlParameter<int>());
+            batch.BatchCommands.Add(command);
+        }
+
+        return batch;
+    }
+
     /// <summary>The UPDATE commands for one row count, their pool created on first use (most of the 500 never are).</summary>
     private ReusePool<NpgsqlCommand> UpdateCommands(int count)
         => Volatile.Read(ref _updateCommands[count]) ?? CreateUpdateCommands(count);

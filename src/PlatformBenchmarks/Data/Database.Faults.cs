@@ -1,4 +1,5 @@
 using System.Net.Sockets;
+using System.Runtime.CompilerServices;
 using Npgsql;
 
 namespace PlatformBenchmarks.Data;
@@ -6,12 +7,57 @@ namespace PlatformBenchmarks.Data;
 internal sealed partial class Database
 {
     /// <summary>
-    /// The one place that decides whether a failed call means "the database is unreachable", and the only one that
-    /// updates the circuit breaker for a failure. Called from the catch block (never a filter) of every public method:
-    /// returns the <see cref="DatabaseUnavailableException"/> to throw instead, or null when the database answered (a
-    /// failing statement, a deadlock) and the exception propagates unchanged.
+    /// Every public method runs its statements through here: the one place a call passes the circuit breaker, reports to
+    /// it how the database answered, and turns the driver's exceptions into a <see cref="DataFailure"/>.
+    /// <paramref name="call"/> is a static lambda and <paramref name="state"/> its argument, so a call captures nothing
+    /// and allocates no closure. Exceptions that are no data failure (a bug) propagate unchanged.
     /// </summary>
-    private DatabaseUnavailableException? ReportFailure(Exception exception, bool probe)
+    /// <remarks>
+    /// Pooled: the statements run in their own async method (<paramref name="call"/>), so this one is a second state
+    /// machine per call, whose box is reused rather than allocated (docs/decisions/0009-data-results.md).
+    /// </remarks>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<DataResult<T>> CallAsync<TState, T>(TState state, Func<Database, TState, ValueTask<DataResult<T>>> call)
+    {
+        BreakerAdmission admission = _breaker.Enter();
+        if (admission is BreakerAdmission.Open)
+        {
+            // Completes synchronously: no box, no exception, no allocation while the database is known to be away.
+            return _breaker.OpenFailure;
+        }
+
+        bool probe = admission is BreakerAdmission.Probe;
+        try
+        {
+            // A missing row is an answer too: the database is there.
+            DataResult<T> result = await call(this, state);
+            _breaker.Succeeded(probe);
+            return result;
+        }
+        catch (Exception exception)
+        {
+            DataFailure? failure = ReportFailure(exception, probe);
+            if (failure is null)
+            {
+                throw;
+            }
+
+            return failure;
+        }
+    }
+
+    /// <summary><see cref="CallAsync{TState, T}"/> for the calls without an argument.</summary>
+    private ValueTask<DataResult<T>> CallAsync<T>(Func<Database, ValueTask<DataResult<T>>> call)
+        => CallAsync(call, static (database, run) => run(database));
+
+    /// <summary>
+    /// The one place that decides whether a failed call means "the database is unreachable", and the only one that
+    /// updates the circuit breaker for a failure. Called from the catch block (never a filter) of <see cref="CallAsync{TState, T}"/>:
+    /// returns the failure to hand back instead (<see cref="DataOutcome.Unavailable"/>, or <see cref="DataOutcome.Failed"/>
+    /// when the database answered with an error: a failing statement, a deadlock), or null for an exception that is no
+    /// data failure (a bug), which propagates unchanged.
+    /// </summary>
+    private DataFailure? ReportFailure(Exception exception, bool probe)
     {
         (string? reason, bool lostConnection) = Classify(exception);
         if (reason is null || !lostConnection)
@@ -20,17 +66,20 @@ internal sealed partial class Database
             _breaker.Succeeded(probe);
             if (reason is null)
             {
-                return null;
+                return exception is NpgsqlException ? new DataFailure(DataOutcome.Failed, exception.Message) : null;
             }
         }
         else if (_breaker.Tripped(reason, exception))
         {
             // Idle pooled connections to a server that went away are dead: drop them now, so that the first calls after
-            // its return do not fail one stale connection at a time.
+            // its return do not fail one stale connection at a time. The loops hold theirs outside the pool: each lane
+            // sees the count move and reopens before its next batch.
             _dataSource.Clear();
+            _laneSource?.Clear();
+            Interlocked.Increment(ref _outages);
         }
 
-        return new DatabaseUnavailableException($"database unavailable: {reason}", exception);
+        return new DataFailure(DataOutcome.Unavailable, $"database unavailable: {reason}");
     }
 
     /// <summary>

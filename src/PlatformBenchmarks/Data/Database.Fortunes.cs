@@ -8,37 +8,23 @@ internal sealed partial class Database
     /// Every row of the fortune table, unsorted. The caller adds the request-time fortune and sorts
     /// (<see cref="Fortune.AddAdditionalAndSort"/>).
     /// </summary>
-    public ValueTask<List<Fortune>> LoadFortunesAsync()
-        => Lane() is { } lane ? lane.LoadFortunesAsync() : LoadFortunesPooledAsync();
+    public ValueTask<DataResult<List<Fortune>>> LoadFortunesAsync()
+        => Lane() is { } lane ? lane.LoadFortunesAsync() : CallAsync(static database => database.ReadFortunesAsync());
 
-    private async ValueTask<List<Fortune>> LoadFortunesPooledAsync()
+    private async ValueTask<DataResult<List<Fortune>>> ReadFortunesAsync()
     {
-        bool probe = _breaker.Enter();
-        try
+        NpgsqlCommand command = _fortuneCommands.Rent();
+        // Grows as rows arrive: the list must not be sized from the known row count (docs/tfb-rules.md §4.5).
+        var fortunes = new List<Fortune>();
+        await using (NpgsqlDataReader reader = await command.ExecuteReaderAsync())
         {
-            NpgsqlCommand command = _fortuneCommands.Rent();
-            // Grows as rows arrive: the list must not be sized from the known row count (docs/tfb-rules.md §4.5).
-            var fortunes = new List<Fortune>();
-            await using (NpgsqlDataReader reader = await command.ExecuteReaderAsync())
+            while (await reader.ReadAsync())
             {
-                while (await reader.ReadAsync())
-                {
-                    fortunes.Add(new Fortune(reader.GetInt32(0), reader.GetString(1)));
-                }
+                fortunes.Add(new Fortune(reader.GetInt32(0), reader.GetString(1)));
             }
-
-            _fortuneCommands.Return(command);
-            _breaker.Succeeded(probe);
-            return fortunes;
         }
-        catch (Exception exception)
-        {
-            if (ReportFailure(exception, probe) is { } unavailable)
-            {
-                throw unavailable;
-            }
 
-            throw;
-        }
+        _fortuneCommands.Return(command);
+        return fortunes;
     }
 }

@@ -12,47 +12,38 @@ internal sealed partial class Database
     /// Up to <paramref name="limit"/> (1..<see cref="Item.MaxPerRequest"/>) items whose price lies between
     /// <paramref name="minPrice"/> and <paramref name="maxPrice"/> inclusive, in the order PostgreSQL returns them; one statement.
     /// </summary>
-    public async ValueTask<List<Item>> LoadItemsByPriceAsync(int minPrice, int maxPrice, int limit)
+    public ValueTask<DataResult<List<Item>>> LoadItemsByPriceAsync(int minPrice, int maxPrice, int limit)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(limit, Item.MaxPerRequest);
-        bool probe = _breaker.Enter();
-        try
-        {
-            NpgsqlCommand command = _itemCommands.Rent();
-            SetInt(command.Parameters, 0, minPrice);
-            SetInt(command.Parameters, 1, maxPrice);
-            SetInt(command.Parameters, 2, limit);
-            var items = new List<Item>(limit);
-            await using (NpgsqlDataReader reader = await command.ExecuteReaderAsync())
-            {
-                while (await reader.ReadAsync())
-                {
-                    items.Add(new Item(
-                        reader.GetInt32(0),
-                        reader.GetString(1),
-                        reader.GetString(2),
-                        reader.GetInt32(3),
-                        reader.GetInt32(4),
-                        reader.GetBoolean(5),
-                        reader.GetString(6),
-                        reader.GetInt32(7),
-                        reader.GetInt32(8)));
-                }
-            }
+        return CallAsync((minPrice, maxPrice, limit), static (database, query) => database.ReadItemsAsync(query.minPrice, query.maxPrice, query.limit));
+    }
 
-            _itemCommands.Return(command);
-            _breaker.Succeeded(probe);
-            return items;
-        }
-        catch (Exception exception)
+    private async ValueTask<DataResult<List<Item>>> ReadItemsAsync(int minPrice, int maxPrice, int limit)
+    {
+        NpgsqlCommand command = _itemCommands.Rent();
+        SetInt(command.Parameters, 0, minPrice);
+        SetInt(command.Parameters, 1, maxPrice);
+        SetInt(command.Parameters, 2, limit);
+        var items = new List<Item>(limit);
+        await using (NpgsqlDataReader reader = await command.ExecuteReaderAsync())
         {
-            if (ReportFailure(exception, probe) is { } unavailable)
+            while (await reader.ReadAsync())
             {
-                throw unavailable;
+                items.Add(new Item(
+                    reader.GetInt32(0),
+                    reader.GetString(1),
+                    reader.GetString(2),
+                    reader.GetInt32(3),
+                    reader.GetInt32(4),
+                    reader.GetBoolean(5),
+                    reader.GetString(6),
+                    reader.GetInt32(7),
+                    reader.GetInt32(8)));
             }
-
-            throw;
         }
+
+        _itemCommands.Return(command);
+        return items;
     }
 }

@@ -6,20 +6,36 @@ namespace PlatformBenchmarks.Data;
 internal sealed partial class Database
 {
     /// <summary>One random row, read whole (docs/tfb-rules.md §4.2).</summary>
-    public ValueTask<World> LoadSingleWorldAsync() => LoadWorldAsync(World.RandomId());
+    public ValueTask<DataResult<World>> LoadSingleWorldAsync() => LoadWorldAsync(World.RandomId());
 
     /// <summary>
     /// <paramref name="count"/> random rows (1..500), each read by its own statement (docs/tfb-rules.md §4.3): no <c>IN (…)</c>,
     /// no multi-statement text, no transaction around them.
     /// </summary>
-    public ValueTask<World[]> LoadWorldsAsync(int count)
+    public ValueTask<DataResult<World[]>> LoadWorldsAsync(int count)
     {
         ValidateCount(count);
         // Not through the loop's lane: PostgreSQL answers each statement on its own, and a lane's batch of many rows per
         // request was woken once per row (docs/decisions/0006-database-batches-per-loop.md).
-        return LoadWorldsPooledAsync(count);
+        return CallAsync(count, static (database, count) => database.ReadWorldsAsync(RandomWorlds(count)));
     }
 
+    /// <summary>One row by id: the db test's read, and the read-through of <see cref="WorldCache"/>.</summary>
+    internal ValueTask<DataResult<World>> LoadWorldAsync(int id)
+        => Lane() is { } lane
+            ? lane.LoadWorldAsync(id)
+            : CallAsync(id, static (database, id) => new ValueTask<DataResult<World>>(database.ReadWorldAsync(id)));
+
+    /// <summary>The whole table in one statement: only for warming <see cref="WorldCache"/> at start-up (docs/tfb-rules.md §4.7).</summary>
+    internal ValueTask<DataResult<List<World>>> LoadAllWorldsAsync() => CallAsync(static database => database.ReadAllWorldsAsync());
+
+    private static void ValidateCount(int count)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(count, World.MinPerRequest);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(count, World.MaxPerRequest);
+    }
+
+    /// <summary>Rows with random ids (random numbers left 0) for <see cref="ReadWorldsAsync"/> to fill in.</summary>
     private static World[] RandomWorlds(int count)
     {
         var worlds = new World[count];
@@ -31,87 +47,24 @@ internal sealed partial class Database
         return worlds;
     }
 
-    private async ValueTask<World[]> LoadWorldsPooledAsync(int count)
+    private async ValueTask<DataResult<List<World>>> ReadAllWorldsAsync()
     {
-        bool probe = _breaker.Enter();
-        try
+        using NpgsqlCommand command = _dataSource.CreateCommand(AllWorldsSql);
+        await using NpgsqlDataReader reader = await command.ExecuteReaderAsync();
+        var worlds = new List<World>(World.MaxId);
+        while (await reader.ReadAsync())
         {
-            World[] worlds = RandomWorlds(count);
-            await ReadWorldsAsync(worlds);
-            _breaker.Succeeded(probe);
-            return worlds;
+            worlds.Add(new World(reader.GetInt32(0), reader.GetInt32(1)));
         }
-        catch (Exception exception)
-        {
-            if (ReportFailure(exception, probe) is { } unavailable)
-            {
-                throw unavailable;
-            }
 
-            throw;
-        }
+        return worlds;
     }
 
-    /// <summary>One row by id: the db test's read, and the read-through of <see cref="WorldCache"/>.</summary>
-    internal ValueTask<World> LoadWorldAsync(int id)
-        => Lane() is { } lane ? lane.LoadWorldAsync(id) : LoadWorldPooledAsync(id);
-
-    private async ValueTask<World> LoadWorldPooledAsync(int id)
-    {
-        bool probe = _breaker.Enter();
-        try
-        {
-            World world = await ReadWorldAsync(id);
-            _breaker.Succeeded(probe);
-            return world;
-        }
-        catch (Exception exception)
-        {
-            if (ReportFailure(exception, probe) is { } unavailable)
-            {
-                throw unavailable;
-            }
-
-            throw;
-        }
-    }
-
-    /// <summary>The whole table in one statement: only for warming <see cref="WorldCache"/> at start-up (docs/tfb-rules.md §4.7).</summary>
-    internal async ValueTask<List<World>> LoadAllWorldsAsync()
-    {
-        bool probe = _breaker.Enter();
-        try
-        {
-            using NpgsqlCommand command = _dataSource.CreateCommand(AllWorldsSql);
-            await using NpgsqlDataReader reader = await command.ExecuteReaderAsync();
-            var worlds = new List<World>(World.MaxId);
-            while (await reader.ReadAsync())
-            {
-                worlds.Add(new World(reader.GetInt32(0), reader.GetInt32(1)));
-            }
-
-            _breaker.Succeeded(probe);
-            return worlds;
-        }
-        catch (Exception exception)
-        {
-            if (ReportFailure(exception, probe) is { } unavailable)
-            {
-                throw unavailable;
-            }
-
-            throw;
-        }
-    }
-
-    private static void ValidateCount(int count)
-    {
-        ArgumentOutOfRangeException.ThrowIfLessThan(count, World.MinPerRequest);
-        ArgumentOutOfRangeException.ThrowIfGreaterThan(count, World.MaxPerRequest);
-    }
-
-    /// <summary>Replaces each element of <paramref name="worlds"/> by the row with its id, one statement per row.</summary>
-    private ValueTask ReadWorldsAsync(World[] worlds)
+    /// <summary>
+    /// Replaces each element of <paramref name="worlds"/> by the row with its id, one statement per row; returns them, or
+    /// the first id that has no row.
+    /// </summary>
+    private ValueTask<DataResult<World[]>> ReadWorldsAsync(World[] worlds)
     {
         if (_multiplexing)
         {
@@ -121,24 +74,24 @@ internal sealed partial class Database
         return ReadWorldsOnOwnConnectionAsync(worlds);
     }
 
-    private async ValueTask ReadWorldsOnOwnConnectionAsync(World[] worlds)
+    private async ValueTask<DataResult<World[]>> ReadWorldsOnOwnConnectionAsync(World[] worlds)
     {
         // Without multiplexing, all the reads of a request share one rented connection: queueing for the pool once per row
         // would multiply the wait.
         await using NpgsqlConnection connection = await _dataSource.OpenConnectionAsync();
-        await ReadWorldsInBatchAsync(worlds, connection);
+        return await ReadWorldsInBatchAsync(worlds, connection);
     }
 
     // A Task rather than a ValueTask: the concurrent reads hold on to them before awaiting; the completing call allocates
     // the same one state machine box either way.
-    private async Task<World> ReadWorldAsync(int id)
+    private async Task<DataResult<World>> ReadWorldAsync(int id)
     {
         NpgsqlCommand command = _worldCommands.Rent();
         SetInt(command.Parameters, 0, id);
-        World world;
+        DataResult<World> world;
         await using (NpgsqlDataReader reader = await command.ExecuteReaderAsync())
         {
-            world = await reader.ReadAsync() ? new World(reader.GetInt32(0), reader.GetInt32(1)) : throw MissingWorld(id);
+            world = await reader.ReadAsync() ? new World(reader.GetInt32(0), reader.GetInt32(1)) : DataFailure.MissingWorld(id);
         }
 
         _worldCommands.Return(command);
@@ -151,9 +104,9 @@ internal sealed partial class Database
     /// The only read path with multiplexing: reading one row per round trip waits for each reply before the next read
     /// goes out, and measured slower in both modes (docs/decisions/0008-measured-code-choices.md).
     /// </summary>
-    private async ValueTask ReadWorldsConcurrentlyAsync(World[] worlds)
+    private async ValueTask<DataResult<World[]>> ReadWorldsConcurrentlyAsync(World[] worlds)
     {
-        var reads = new Task<World>[worlds.Length];
+        var reads = new Task<DataResult<World>>[worlds.Length];
         for (int i = 0; i < reads.Length; i++)
         {
             reads[i] = ReadWorldAsync(worlds[i].Id);
@@ -161,11 +114,15 @@ internal sealed partial class Database
 
         // Await every read even after a failure, so none is left unobserved.
         Exception? failure = null;
+        DataFailure? missing = null;
         for (int i = 0; i < reads.Length; i++)
         {
             try
             {
-                worlds[i] = await reads[i];
+                if (!(await reads[i]).TryGetValue(out worlds[i], out DataFailure? read))
+                {
+                    missing ??= read;
+                }
             }
             catch (Exception exception)
             {
@@ -177,38 +134,49 @@ internal sealed partial class Database
         {
             ExceptionDispatchInfo.Throw(failure);
         }
+
+        return missing is null ? worlds : missing;
     }
 
     /// <summary>
     /// Without multiplexing: one batch in one round trip, with error barriers so that each statement is followed by its
     /// own Sync, as if sent alone (docs/tfb-rules.md §2 #7: one Sync for the whole batch is forbidden).
     /// </summary>
-    private static async ValueTask ReadWorldsInBatchAsync(World[] worlds, NpgsqlConnection connection)
+    private async ValueTask<DataResult<World[]>> ReadWorldsInBatchAsync(World[] worlds, NpgsqlConnection connection)
     {
-        // A new batch every time: unlike commands, an NpgsqlBatch reused on another pooled connection fails in Npgsql 10.0.0
-        // ("prepared statement "_auto0" does not exist") once its statements are auto-prepared.
-        await using NpgsqlBatch batch = connection.CreateBatch();
-        batch.EnableErrorBarriers = true;
-        foreach (World world in worlds)
-        {
-            var command = new NpgsqlBatchCommand(WorldSql);
-            command.Parameters.Add(new NpgsqlParameter<int> { TypedValue = world.Id });
-            batch.BatchCommands.Add(command);
-        }
-
-        await using NpgsqlDataReader reader = await batch.ExecuteReaderAsync();
+        // Reused like the commands, on whichever connection the request rented (Npgsql 10.0.3 re-prepares its statements
+        // there; 10.0.0 did not: see DatabaseReadTests).
+        ReusePool<NpgsqlBatch> batches = WorldBatches(worlds.Length);
+        NpgsqlBatch batch = batches.Rent();
+        batch.Connection = connection;
         for (int i = 0; i < worlds.Length; i++)
         {
-            if (i > 0 && !await reader.NextResultAsync())
-            {
-                throw new InvalidOperationException($"The batch returned {i} results for {worlds.Length} statements.");
-            }
-
-            int id = worlds[i].Id;
-            worlds[i] = await reader.ReadAsync() ? new World(reader.GetInt32(0), reader.GetInt32(1)) : throw MissingWorld(id);
+            SetInt(batch.BatchCommands[i].Parameters, 0, worlds[i].Id);
         }
-    }
 
-    internal static InvalidOperationException MissingWorld(int id)
-        => new($"The world table has no row {id}: is the database loaded? (scripts/db.sh start)");
+        DataFailure? missing = null;
+        // Disposing the reader consumes any results left after a missing row, so the connection goes back to the pool clean.
+        await using (NpgsqlDataReader reader = await batch.ExecuteReaderAsync())
+        {
+            for (int i = 0; i < worlds.Length; i++)
+            {
+                if (i > 0 && !await reader.NextResultAsync())
+                {
+                    throw new InvalidOperationException($"The batch returned {i} results for {worlds.Length} statements.");
+                }
+
+                if (!await reader.ReadAsync())
+                {
+                    missing = DataFailure.MissingWorld(worlds[i].Id);
+                    break;
+                }
+
+                worlds[i] = new World(reader.GetInt32(0), reader.GetInt32(1));
+            }
+        }
+
+        batch.Connection = null;
+        batches.Return(batch);
+        return missing is null ? worlds : missing;
+    }
 }

@@ -20,39 +20,38 @@ internal sealed partial class Database
     /// The updates test (docs/tfb-rules.md §4.4): <paramref name="count"/> distinct random rows, each read by its own statement,
     /// each given a new random number that differs from its old one, all persisted by one UPDATE before this returns.
     /// </summary>
-    public async ValueTask<World[]> UpdateWorldsAsync(int count)
+    public ValueTask<DataResult<World[]>> UpdateWorldsAsync(int count)
     {
         ValidateCount(count);
-        bool probe = _breaker.Enter();
-        try
+        return CallAsync(count, static (database, count) => database.ReadAndUpdateWorldsAsync(count));
+    }
+
+    private async ValueTask<DataResult<World[]>> ReadAndUpdateWorldsAsync(int count)
+    {
+        World[] worlds = DrawDistinctSortedIds(count);
+        if (_multiplexing)
         {
-            World[] worlds = DrawDistinctSortedIds(count);
-            if (_multiplexing)
+            DataResult<World[]> read = await ReadWorldsAsync(worlds);
+            if (read.Failure is not null)
             {
-                await ReadWorldsAsync(worlds);
-                AssignNewRandomNumbers(worlds);
-                await WriteWorldsAsync(worlds, connection: null);
-            }
-            else
-            {
-                // One rental for the reads and the write: queueing for the pool twice per request would double the wait.
-                await using NpgsqlConnection connection = await _dataSource.OpenConnectionAsync();
-                await ReadWorldsInBatchAsync(worlds, connection);
-                AssignNewRandomNumbers(worlds);
-                await WriteWorldsAsync(worlds, connection);
+                return read;
             }
 
-            _breaker.Succeeded(probe);
-            return worlds;
+            AssignNewRandomNumbers(worlds);
+            return await WriteWorldsAsync(worlds, connection: null);
         }
-        catch (Exception exception)
+        else
         {
-            if (ReportFailure(exception, probe) is { } unavailable)
+            // One rental for the reads and the write: queueing for the pool twice per request would double the wait.
+            await using NpgsqlConnection connection = await _dataSource.OpenConnectionAsync();
+            DataResult<World[]> read = await ReadWorldsInBatchAsync(worlds, connection);
+            if (read.Failure is not null)
             {
-                throw unavailable;
+                return read;
             }
 
-            throw;
+            AssignNewRandomNumbers(worlds);
+            return await WriteWorldsAsync(worlds, connection);
         }
     }
 
@@ -108,7 +107,8 @@ internal sealed partial class Database
         }
     }
 
-    private async ValueTask WriteWorldsAsync(World[] worlds, NpgsqlConnection? connection)
+    /// <summary>The one UPDATE of <paramref name="worlds"/>; returns them, or a missing row when fewer rows changed.</summary>
+    private async ValueTask<DataResult<World[]>> WriteWorldsAsync(World[] worlds, NpgsqlConnection? connection)
     {
         ReusePool<NpgsqlCommand> commands = UpdateCommands(worlds.Length);
         for (int attempt = 1; ; attempt++)
@@ -143,18 +143,16 @@ internal sealed partial class Database
                 continue;
             }
 
-            if (updated != worlds.Length)
-            {
-                throw new InvalidOperationException($"The UPDATE changed {updated} rows instead of {worlds.Length}.");
-            }
-
             if (connection is not null)
             {
                 command.Connection = null;
             }
 
             commands.Return(command);
-            return;
+            // The rows were read a moment ago, so only a row deleted since leaves one unchanged.
+            return updated == worlds.Length
+                ? worlds
+                : new DataFailure(DataOutcome.MissingRow, $"the UPDATE changed {updated} world rows instead of {worlds.Length}: is the database loaded?");
         }
     }
 

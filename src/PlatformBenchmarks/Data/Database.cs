@@ -4,9 +4,9 @@ using Npgsql;
 namespace PlatformBenchmarks.Data;
 
 /// <summary>
-/// The TFB queries over one <see cref="NpgsqlDataSource"/>. Knows nothing of HTTP: it hands back rows, and signals an
-/// unreachable database with <see cref="DatabaseUnavailableException"/> (fast, thanks to a <see cref="CircuitBreaker"/>).
-/// Thread-safe; one instance serves the whole process.
+/// The TFB queries over one <see cref="NpgsqlDataSource"/>. Knows nothing of HTTP, and lets nothing of Npgsql out: every
+/// method hands back a <see cref="DataResult{T}"/>, its rows or a <see cref="DataFailure"/> (unreachable, fast thanks to a
+/// <see cref="CircuitBreaker"/>; a missing row; a failing statement). Thread-safe; one instance serves the whole process.
 /// </summary>
 /// <remarks>
 /// Every statement executes on the server as its own statement followed by its own Sync (docs/tfb-rules.md §2 #7): with
@@ -26,12 +26,15 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     private readonly Func<SynchronizationContext?> _currentLoop;
     private readonly int _loopConnections;
     private readonly List<DatabaseLane> _lanes = [];
+    // Outages seen so far (breaker trips from closed): a lane connection opened before the last one is presumed dead.
+    private int _outages;
     private readonly CircuitBreaker _breaker;
     private readonly bool _multiplexing;
     private readonly ReusePool<NpgsqlCommand> _worldCommands;
     private readonly ReusePool<NpgsqlCommand> _fortuneCommands;
     private readonly ReusePool<NpgsqlCommand> _itemCommands;
     private readonly ReusePool<NpgsqlCommand>?[] _updateCommands = new ReusePool<NpgsqlCommand>?[World.MaxPerRequest + 1];
+    private readonly ReusePool<NpgsqlBatch>?[] _worldBatches = new ReusePool<NpgsqlBatch>?[World.MaxPerRequest + 1];
 
     /// <summary>
     /// The log category of the outage and recovery lines. appsettings.json keeps it at Information while the default
@@ -81,26 +84,15 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     /// </summary>
     public async Task<DatabaseStatus> TryWarmUpAsync()
     {
-        try
+        // Unreachable, reachable but wrong (a missing table: a failed statement) or not loaded (a missing row): the banner
+        // says which, and the server still starts.
+        if (!(await LoadFortunesAsync()).TryGetValue(out List<Fortune>? fortunes, out DataFailure? failure)
+            || !(await LoadSingleWorldAsync()).TryGetValue(out World world, out failure))
         {
-            List<Fortune> fortunes = await LoadFortunesAsync();
-            World world = await LoadSingleWorldAsync();
-            return new DatabaseStatus(true, $"{Settings}: {fortunes.Count} fortunes read, probe read of World row {world.Id} succeeded");
+            return new DatabaseStatus(false, $"{Settings}: {failure.Reason}");
         }
-        catch (DatabaseUnavailableException exception)
-        {
-            return new DatabaseStatus(false, $"{Settings}: {exception.Message}");
-        }
-        catch (NpgsqlException exception)
-        {
-            // Reachable but wrong (missing table, bad schema): the banner says so, the server still starts.
-            return new DatabaseStatus(false, $"{Settings}: {exception.Message}");
-        }
-        catch (InvalidOperationException exception)
-        {
-            // Reachable but not loaded (no such world row).
-            return new DatabaseStatus(false, $"{Settings}: {exception.Message}");
-        }
+
+        return new DatabaseStatus(true, $"{Settings}: {fortunes.Count} fortunes read, probe read of World row {world.Id} succeeded");
     }
 
     /// <summary>This thread's lane when it is a loop thread, lanes are on and the breaker is closed; else null.</summary>
@@ -108,8 +100,11 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     private DatabaseLane? Lane()
         => _laneSource is not null && !_breaker.IsOpen ? DatabaseLane.ForCurrentThread(this, _laneSource, _currentLoop, _loopConnections) : null;
 
+    /// <summary>How many times the database was found gone; a connection opened before the last time is not used again.</summary>
+    internal int Outages => Volatile.Read(ref _outages);
+
     /// <summary>A lane's batch failed: the same classification, and breaker update, as any other call's failure.</summary>
-    internal DatabaseUnavailableException? ReportLaneFailure(Exception exception) => ReportFailure(exception, probe: false);
+    internal DataFailure? ReportLaneFailure(Exception exception) => ReportFailure(exception, probe: false);
 
     /// <summary>A loop created its lane: its connections are closed with the database.</summary>
     internal void Register(DatabaseLane lane)

@@ -16,6 +16,7 @@ internal sealed partial class DatabaseLane
         private NpgsqlConnection? _connection;
         private int _worldsUsed;
         private int _fortunesUsed;
+        private int _outagesAtOpen;
 
         public LaneRead[] Reads { get; } = new LaneRead[MaxStatements];
 
@@ -25,22 +26,24 @@ internal sealed partial class DatabaseLane
 
         public NpgsqlBatch? Batch { get; private set; }
 
-        /// <summary>Takes waiting reads, in order, up to <see cref="MaxStatements"/> statements, and marks the connection busy.</summary>
+        /// <summary>Takes waiting reads, in order, up to <see cref="MaxStatements"/>, and marks the connection busy.</summary>
         public void Take(Queue<LaneRead> waiting)
         {
             Busy = true;
             Count = 0;
-            int statements = 0;
-            while (waiting.TryPeek(out LaneRead? read) && (Count == 0 || statements + read.StatementCount <= MaxStatements))
+            while (Count < MaxStatements && waiting.TryDequeue(out LaneRead? read))
             {
-                waiting.Dequeue();
                 Reads[Count++] = read;
-                statements += read.StatementCount;
             }
         }
 
-        public async ValueTask<NpgsqlBatch> OpenAsync(NpgsqlDataSource source)
+        /// <summary>Whether the connection is open and was opened before outage number <paramref name="outages"/>.</summary>
+        public bool OpenedBefore(int outages) => _connection is not null && _outagesAtOpen != outages;
+
+        /// <param name="outages">The database's outage count now, before the connection is opened.</param>
+        public async ValueTask<NpgsqlBatch> OpenAsync(NpgsqlDataSource source, int outages)
         {
+            _outagesAtOpen = outages;
             _connection = await source.OpenConnectionAsync();
             NpgsqlBatch batch = _connection.CreateBatch();
             // A Sync after each statement: each is executed as if it had been sent alone (docs/tfb-rules.md §2 #7).
@@ -56,7 +59,7 @@ internal sealed partial class DatabaseLane
             _fortunesUsed = 0;
             for (int i = 0; i < Count; i++)
             {
-                Reads[i].AddStatements(this, batch.BatchCommands);
+                Reads[i].AddStatement(this, batch.BatchCommands);
             }
         }
 

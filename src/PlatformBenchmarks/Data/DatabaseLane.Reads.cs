@@ -10,35 +10,37 @@ internal sealed partial class DatabaseLane
     private readonly Stack<FortunesRead> _freeFortunesReads = new();
 
     /// <summary>One row by id (the db test's read), in the loop's next batch.</summary>
-    public ValueTask<World> LoadWorldAsync(int id)
+    public ValueTask<DataResult<World>> LoadWorldAsync(int id)
     {
         WorldRead read = _freeWorldReads.TryPop(out WorldRead? free) ? free : new WorldRead(this);
         read.Start(id);
         Enqueue(read);
-        return new ValueTask<World>(read, read.Version);
+        return new ValueTask<DataResult<World>>(read, read.Version);
     }
 
     /// <summary>Every fortune row, unsorted, in the loop's next batch.</summary>
-    public ValueTask<List<Fortune>> LoadFortunesAsync()
+    public ValueTask<DataResult<List<Fortune>>> LoadFortunesAsync()
     {
         FortunesRead read = _freeFortunesReads.TryPop(out FortunesRead? free) ? free : new FortunesRead(this);
         read.Start();
         Enqueue(read);
-        return new ValueTask<List<Fortune>>(read, read.Version);
+        return new ValueTask<DataResult<List<Fortune>>>(read, read.Version);
     }
 
-    /// <summary>A read waiting in the lane or in a batch: its statements, how to read their results, and its completion.</summary>
+    /// <summary>A read waiting in the lane or in a batch: its one statement, how to read its result, and its completion.</summary>
     private abstract class LaneRead
     {
-        public abstract int StatementCount { get; }
+        public abstract void AddStatement(LaneConnection connection, NpgsqlBatchCommandCollection batch);
 
-        public abstract void AddStatements(LaneConnection connection, NpgsqlBatchCommandCollection batch);
-
-        /// <summary>Reads the rows of its statement number <paramref name="statement"/>, the reader positioned on its result.</summary>
-        public abstract ValueTask ReadResultAsync(NpgsqlDataReader reader, int statement);
+        /// <summary>Reads the rows of its statement, the reader positioned on its result.</summary>
+        public abstract ValueTask ReadResultAsync(NpgsqlDataReader reader);
 
         public abstract void Complete();
 
+        /// <summary>The batch failed before this read's rows were all in: the database's failure is its answer.</summary>
+        public abstract void Fail(DataFailure failure);
+
+        /// <summary>The batch failed for a reason that is no data failure (a bug): it propagates to the caller.</summary>
         public abstract void Fail(Exception exception);
     }
 
@@ -47,10 +49,10 @@ internal sealed partial class DatabaseLane
     /// continuation runs where the read completes, on the loop, and not through the caller's context: the loop is the
     /// only context the caller could have had.
     /// </summary>
-    private abstract class LaneRead<T>(DatabaseLane lane) : LaneRead, IValueTaskSource<T>
+    private abstract class LaneRead<T>(DatabaseLane lane) : LaneRead, IValueTaskSource<DataResult<T>>
     {
-        private ManualResetValueTaskSourceCore<T> _core;
-        private Exception? _failure;
+        private ManualResetValueTaskSourceCore<DataResult<T>> _core;
+        private DataFailure? _failure;
 
         protected DatabaseLane Lane => lane;
 
@@ -58,23 +60,19 @@ internal sealed partial class DatabaseLane
 
         protected abstract T Result { get; }
 
-        /// <summary>Completes with <see cref="Result"/>, or with the failure a result recorded (a missing row).</summary>
+        /// <summary>Completes with <see cref="Result"/>, or with the failure its result recorded (a missing row).</summary>
         public override void Complete()
         {
-            if (_failure is { } failure)
-            {
-                _failure = null;
-                _core.SetException(failure);
-            }
-            else
-            {
-                _core.SetResult(Result);
-            }
+            DataFailure? failure = _failure;
+            _failure = null;
+            _core.SetResult(failure is null ? Result : failure);
         }
+
+        public override void Fail(DataFailure failure) => _core.SetResult(failure);
 
         public override void Fail(Exception exception) => _core.SetException(exception);
 
-        public T GetResult(short token)
+        public DataResult<T> GetResult(short token)
         {
             try
             {
@@ -97,7 +95,7 @@ internal sealed partial class DatabaseLane
             => _core.OnCompleted(continuation, state, token, flags & ~ValueTaskSourceOnCompletedFlags.UseSchedulingContext);
 
         /// <summary>Records a failure that belongs to this read alone; the batch goes on.</summary>
-        protected void RecordFailure(Exception exception) => _failure ??= exception;
+        protected void RecordFailure(DataFailure failure) => _failure ??= failure;
 
         /// <summary>Lets go of what the finished read referenced.</summary>
         protected abstract void Clear();
@@ -110,17 +108,15 @@ internal sealed partial class DatabaseLane
     {
         private World _world;
 
-        public override int StatementCount => 1;
-
         protected override World Result => _world;
 
         public void Start(int id) => _world = new World(id, 0);
 
-        public override void AddStatements(LaneConnection connection, NpgsqlBatchCommandCollection batch)
+        public override void AddStatement(LaneConnection connection, NpgsqlBatchCommandCollection batch)
             => batch.Add(connection.NextWorldStatement(_world.Id));
 
         [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-        public override async ValueTask ReadResultAsync(NpgsqlDataReader reader, int statement)
+        public override async ValueTask ReadResultAsync(NpgsqlDataReader reader)
         {
             if (await reader.ReadAsync())
             {
@@ -128,7 +124,7 @@ internal sealed partial class DatabaseLane
             }
             else
             {
-                RecordFailure(Database.MissingWorld(_world.Id));
+                RecordFailure(DataFailure.MissingWorld(_world.Id));
             }
         }
 
@@ -142,18 +138,16 @@ internal sealed partial class DatabaseLane
         private static readonly List<Fortune> s_none = [];
         private List<Fortune> _fortunes = s_none;
 
-        public override int StatementCount => 1;
-
         protected override List<Fortune> Result => _fortunes;
 
         // Grows as rows arrive: the list must not be sized from the known row count (docs/tfb-rules.md §4.5).
         public void Start() => _fortunes = [];
 
-        public override void AddStatements(LaneConnection connection, NpgsqlBatchCommandCollection batch)
+        public override void AddStatement(LaneConnection connection, NpgsqlBatchCommandCollection batch)
             => batch.Add(connection.NextFortuneStatement());
 
         [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-        public override async ValueTask ReadResultAsync(NpgsqlDataReader reader, int statement)
+        public override async ValueTask ReadResultAsync(NpgsqlDataReader reader)
         {
             while (await reader.ReadAsync())
             {

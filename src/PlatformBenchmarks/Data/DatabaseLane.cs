@@ -21,7 +21,7 @@ namespace PlatformBenchmarks.Data;
 /// </remarks>
 internal sealed partial class DatabaseLane
 {
-    /// <summary>The most statements one batch carries.</summary>
+    /// <summary>The most reads, each one statement, that one batch carries.</summary>
     internal const int MaxStatements = 512;
 
     [ThreadStatic]
@@ -148,19 +148,23 @@ internal sealed partial class DatabaseLane
     /// written at once. The loop's context is taken off the thread meanwhile: the runtime does not run an awaiting
     /// method's continuation inline under a context other than the one it captured, and would queue it to the pool.
     /// </summary>
-    private static void Deliver(LaneRead read, Exception? failure)
+    private static void Deliver(LaneRead read, DataFailure? failure, Exception? bug)
     {
         SynchronizationContext? loop = SynchronizationContext.Current;
         SynchronizationContext.SetSynchronizationContext(null);
         try
         {
-            if (failure is null)
+            if (failure is not null)
             {
-                read.Complete();
+                read.Fail(failure);
+            }
+            else if (bug is not null)
+            {
+                read.Fail(bug);
             }
             else
             {
-                read.Fail(failure);
+                read.Complete();
             }
         }
         finally
@@ -183,34 +187,37 @@ internal sealed partial class DatabaseLane
     private async Task RunAsync(LaneConnection connection)
     {
         int ready = 0;
-        Exception? failure = null;
+        DataFailure? failure = null;
+        Exception? bug = null;
         try
         {
-            NpgsqlBatch batch = connection.Batch ?? await connection.OpenAsync(_source).ConfigureAwait(false);
+            // A connection held through an outage died with the server's process: reopen rather than fail a batch on it.
+            int outages = _database.Outages;
+            if (connection.OpenedBefore(outages))
+            {
+                await connection.DropAsync().ConfigureAwait(false);
+            }
+
+            NpgsqlBatch batch = connection.Batch ?? await connection.OpenAsync(_source, outages).ConfigureAwait(false);
             connection.Prepare(batch);
             NpgsqlDataReader reader = await batch.ExecuteReaderAsync().ConfigureAwait(false);
             await using (reader.ConfigureAwait(false))
             {
-                bool first = true;
                 for (; ready < connection.Count; ready++)
                 {
-                    LaneRead read = connection.Reads[ready];
-                    for (int statement = 0; statement < read.StatementCount; statement++)
+                    if (ready > 0 && !await reader.NextResultAsync().ConfigureAwait(false))
                     {
-                        if (!first && !await reader.NextResultAsync().ConfigureAwait(false))
-                        {
-                            throw new InvalidOperationException("The batch returned fewer results than it had statements.");
-                        }
-
-                        first = false;
-                        await read.ReadResultAsync(reader, statement).ConfigureAwait(false);
+                        throw new InvalidOperationException("The batch returned fewer results than it had statements.");
                     }
+
+                    await connection.Reads[ready].ReadResultAsync(reader).ConfigureAwait(false);
                 }
             }
         }
         catch (Exception exception)
         {
-            failure = _database.ReportLaneFailure(exception) ?? exception;
+            failure = _database.ReportLaneFailure(exception);
+            bug = failure is null ? exception : null;
             await connection.DropAsync().ConfigureAwait(false);
         }
 
@@ -219,7 +226,14 @@ internal sealed partial class DatabaseLane
         {
             LaneRead read = connection.Reads[i];
             connection.Reads[i] = null!;
-            Deliver(read, i < ready ? null : failure);
+            if (i < ready)
+            {
+                Deliver(read, null, null);
+            }
+            else
+            {
+                Deliver(read, failure, bug);
+            }
         }
 
         connection.Busy = false;

@@ -3,8 +3,8 @@ using System.Collections.Concurrent;
 namespace PlatformBenchmarks.Data;
 
 /// <summary>
-/// Keeps Npgsql commands for reuse (batches are not reused: see Database.Reads.cs): a fresh command per statement (its
-/// parameters, its internal statement and parameter lists) was most of the data layer's garbage (docs/decisions/0008-measured-code-choices.md).
+/// Keeps Npgsql commands and batches for reuse: a fresh command per statement (its parameters, its internal statement
+/// and parameter lists) was most of the data layer's garbage (docs/decisions/0008-measured-code-choices.md).
 /// A rented item belongs to one statement at a time and goes back only after a successful execution; one that failed is
 /// dropped, since its state is unknown. Unbounded: the pool never holds more items than were once in use at the same time.
 /// </summary>

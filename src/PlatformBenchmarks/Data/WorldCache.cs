@@ -30,27 +30,24 @@ internal sealed class WorldCache : IDisposable
     /// <summary>Loads every row in one statement. Never throws: a failed warm-up leaves the rows to the read-through.</summary>
     public async Task<DatabaseStatus> TryWarmUpAsync()
     {
-        try
+        if (!(await _database.LoadAllWorldsAsync()).TryGetValue(out List<World>? worlds, out DataFailure? failure))
         {
-            List<World> worlds = await _database.LoadAllWorldsAsync();
-            foreach (World world in worlds)
-            {
-                Add(world);
-            }
+            return new DatabaseStatus(false, $"world cache not warmed, rows will be read through: {failure.Reason}");
+        }
 
-            return new DatabaseStatus(true, $"world cache warmed with {worlds.Count} rows");
-        }
-        catch (DatabaseUnavailableException exception)
+        foreach (World world in worlds)
         {
-            return new DatabaseStatus(false, $"world cache not warmed, rows will be read through: {exception.Message}");
+            Add(world);
         }
+
+        return new DatabaseStatus(true, $"world cache warmed with {worlds.Count} rows");
     }
 
     /// <summary>
     /// <paramref name="count"/> random rows (1..500) from the cache. Completes synchronously when every row is cached;
     /// a miss loads the row from the database and caches it.
     /// </summary>
-    public ValueTask<World[]> GetCachedWorldsAsync(int count)
+    public ValueTask<DataResult<World[]>> GetCachedWorldsAsync(int count)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(count, World.MinPerRequest);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(count, World.MaxPerRequest);
@@ -64,7 +61,7 @@ internal sealed class WorldCache : IDisposable
             }
         }
 
-        return new ValueTask<World[]>(worlds);
+        return new ValueTask<DataResult<World[]>>(new DataResult<World[]>(worlds));
     }
 
     public void Dispose()
@@ -87,26 +84,34 @@ internal sealed class WorldCache : IDisposable
 
     private void Add(World world) => _cache.Set(s_keys[world.Id], (object)world);
 
-    private async ValueTask<World[]> ReadThroughAsync(World[] worlds, int index, int missingId)
+    private async ValueTask<DataResult<World[]>> ReadThroughAsync(World[] worlds, int index, int missingId)
     {
-        worlds[index] = await LoadAndCacheAsync(missingId);
+        if (!(await LoadAndCacheAsync(missingId)).TryGetValue(out worlds[index], out DataFailure? failure))
+        {
+            return failure;
+        }
+
         for (int i = index + 1; i < worlds.Length; i++)
         {
             int id = World.RandomId();
-            if (!TryGet(id, out worlds[i]))
+            if (!TryGet(id, out worlds[i]) && !(await LoadAndCacheAsync(id)).TryGetValue(out worlds[i], out failure))
             {
-                worlds[i] = await LoadAndCacheAsync(id);
+                return failure;
             }
         }
 
         return worlds;
     }
 
-    private async ValueTask<World> LoadAndCacheAsync(int id)
+    private async ValueTask<DataResult<World>> LoadAndCacheAsync(int id)
     {
-        World world = await _database.LoadWorldAsync(id);
-        Add(world);
-        return world;
+        DataResult<World> loaded = await _database.LoadWorldAsync(id);
+        if (loaded.TryGetValue(out World world, out _))
+        {
+            Add(world);
+        }
+
+        return loaded;
     }
 
     private static object[] CreateKeys()

@@ -23,14 +23,9 @@ internal static class Fortunes
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     public static async ValueTask HandleAsync(HttpResponse response, Database database)
     {
-        List<Fortune> fortunes;
-        try
+        if (!(await database.LoadFortunesAsync()).TryGetValue(out List<Fortune>? fortunes, out DataFailure? failure))
         {
-            fortunes = await database.LoadFortunesAsync();
-        }
-        catch (Exception exception) when (DatabaseErrors.IsDataFailure(exception))
-        {
-            DatabaseErrors.Write(response, exception);
+            DatabaseErrors.Write(response, failure);
             return;
         }
 

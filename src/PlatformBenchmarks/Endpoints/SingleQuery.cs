@@ -10,14 +10,9 @@ internal static class SingleQuery
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     public static async ValueTask HandleAsync(HttpResponse response, Database database)
     {
-        World world;
-        try
+        if (!(await database.LoadSingleWorldAsync()).TryGetValue(out World world, out DataFailure? failure))
         {
-            world = await database.LoadSingleWorldAsync();
-        }
-        catch (Exception exception) when (DatabaseErrors.IsDataFailure(exception))
-        {
-            DatabaseErrors.Write(response, exception);
+            DatabaseErrors.Write(response, failure);
             return;
         }
 

@@ -7,11 +7,11 @@ namespace PlatformBenchmarks.Endpoints;
 /// <summary>The answer of the tests that return a JSON array of World rows: queries, updates and cached queries.</summary>
 internal static class WorldsResponse
 {
-    public static ValueTask WriteAsync(HttpResponse response, ValueTask<World[]> pending)
+    public static ValueTask WriteAsync(HttpResponse response, ValueTask<DataResult<World[]>> pending)
     {
         if (pending.IsCompletedSuccessfully)
         {
-            // Rows already at hand (a warm cache): answer synchronously, with no state machine.
+            // Rows already at hand (a warm cache), or the circuit breaker's answer: respond synchronously, with no state machine.
             Write(response, pending.Result);
             return default;
         }
@@ -20,24 +20,17 @@ internal static class WorldsResponse
     }
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-    private static async ValueTask AwaitAsync(HttpResponse response, ValueTask<World[]> pending)
+    private static async ValueTask AwaitAsync(HttpResponse response, ValueTask<DataResult<World[]>> pending)
+        => Write(response, await pending);
+
+    private static void Write(HttpResponse response, DataResult<World[]> result)
     {
-        World[] worlds;
-        try
+        if (!result.TryGetValue(out World[]? worlds, out DataFailure? failure))
         {
-            worlds = await pending;
-        }
-        catch (Exception exception) when (DatabaseErrors.IsDataFailure(exception))
-        {
-            DatabaseErrors.Write(response, exception);
+            DatabaseErrors.Write(response, failure);
             return;
         }
 
-        Write(response, worlds);
-    }
-
-    private static void Write(HttpResponse response, World[] worlds)
-    {
         WorldJson.Write(response.StartJson(), worlds);
         response.WriteBuffered(HttpStatus.Ok, Json.ContentType);
     }

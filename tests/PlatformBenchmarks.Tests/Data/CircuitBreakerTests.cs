@@ -16,8 +16,8 @@ public class CircuitBreakerTests
     {
         var breaker = new CircuitBreaker(s_period, _time, NullLogger.Instance);
 
-        Assert.False(breaker.Enter());
-        Assert.False(breaker.Enter());
+        Assert.Equal(BreakerAdmission.Closed, breaker.Enter());
+        Assert.Equal(BreakerAdmission.Closed, breaker.Enter());
         Assert.False(breaker.IsOpen);
     }
 
@@ -27,18 +27,19 @@ public class CircuitBreakerTests
         var breaker = new CircuitBreaker(s_period, _time, NullLogger.Instance);
 
         Assert.True(breaker.Tripped("refused", s_refused));
-        DatabaseUnavailableException fastFailure = Assert.Throws<DatabaseUnavailableException>(() => breaker.Enter());
-        Assert.Contains("refused", fastFailure.Message, StringComparison.Ordinal);
+        Assert.Equal(BreakerAdmission.Open, breaker.Enter());
+        Assert.Equal(DataOutcome.Unavailable, breaker.OpenFailure.Outcome);
+        Assert.Contains("refused", breaker.OpenFailure.Reason, StringComparison.Ordinal);
 
         _time.Advance(s_period - TimeSpan.FromMilliseconds(1));
-        Assert.Throws<DatabaseUnavailableException>(() => breaker.Enter());
+        Assert.Equal(BreakerAdmission.Open, breaker.Enter());
         _time.Advance(TimeSpan.FromMilliseconds(1));
-        Assert.True(breaker.Enter());
-        Assert.Throws<DatabaseUnavailableException>(() => breaker.Enter());
+        Assert.Equal(BreakerAdmission.Probe, breaker.Enter());
+        Assert.Equal(BreakerAdmission.Open, breaker.Enter());
 
         breaker.Succeeded(probe: true);
         Assert.False(breaker.IsOpen);
-        Assert.False(breaker.Enter());
+        Assert.Equal(BreakerAdmission.Closed, breaker.Enter());
     }
 
     [Fact]
@@ -47,13 +48,13 @@ public class CircuitBreakerTests
         var breaker = new CircuitBreaker(s_period, _time, NullLogger.Instance);
         breaker.Tripped("refused", s_refused);
         _time.Advance(s_period);
-        Assert.True(breaker.Enter());
+        Assert.Equal(BreakerAdmission.Probe, breaker.Enter());
 
         Assert.False(breaker.Tripped("still refused", s_refused));
 
-        Assert.Throws<DatabaseUnavailableException>(() => breaker.Enter());
+        Assert.Equal(BreakerAdmission.Open, breaker.Enter());
         _time.Advance(s_period);
-        Assert.True(breaker.Enter());
+        Assert.Equal(BreakerAdmission.Probe, breaker.Enter());
     }
 
     [Fact]
@@ -62,11 +63,11 @@ public class CircuitBreakerTests
         var breaker = new CircuitBreaker(s_period, _time, NullLogger.Instance);
         breaker.Tripped("refused", s_refused);
         _time.Advance(s_period);
-        Assert.True(breaker.Enter());
+        Assert.Equal(BreakerAdmission.Probe, breaker.Enter());
 
         _time.Advance(s_period);
 
-        Assert.True(breaker.Enter());
+        Assert.Equal(BreakerAdmission.Probe, breaker.Enter());
     }
 
     [Fact]
@@ -78,5 +79,45 @@ public class CircuitBreakerTests
         breaker.Succeeded(probe: false);
 
         Assert.True(breaker.IsOpen);
+    }
+
+    [Fact]
+    public void EveryCallThatFailsFastGetsTheSameFailureWithTheLatestReason()
+    {
+        var breaker = new CircuitBreaker(s_period, _time, NullLogger.Instance);
+        breaker.Tripped("refused", s_refused);
+        DataFailure first = breaker.OpenFailure;
+
+        Assert.Equal(BreakerAdmission.Open, breaker.Enter());
+        Assert.Same(first, breaker.OpenFailure);
+
+        _time.Advance(s_period);
+        Assert.Equal(BreakerAdmission.Probe, breaker.Enter());
+        breaker.Tripped("timed out", s_refused);
+
+        Assert.Equal(BreakerAdmission.Open, breaker.Enter());
+        Assert.Equal("database unavailable (timed out); failing fast until it answers again", breaker.OpenFailure.Reason);
+    }
+
+    [Fact]
+    public void FailingFastAllocatesNothing()
+    {
+        var breaker = new CircuitBreaker(s_period, _time, NullLogger.Instance);
+        breaker.Tripped("refused", s_refused);
+        Assert.Equal(BreakerAdmission.Open, breaker.Enter());
+
+        int open = 0;
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int i = 0; i < 1000; i++)
+        {
+            if (breaker.Enter() is BreakerAdmission.Open && breaker.OpenFailure.Outcome is DataOutcome.Unavailable)
+            {
+                open++;
+            }
+        }
+
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+        Assert.Equal(1000, open);
+        Assert.Equal(0, allocated);
     }
 }

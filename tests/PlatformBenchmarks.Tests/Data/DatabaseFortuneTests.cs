@@ -14,7 +14,7 @@ public class DatabaseFortuneTests
     [InlineData(Mode.Pooled)]
     public async Task FortunesAreExactlyTheTwelveRowsOfTheTable(Mode mode)
     {
-        List<Fortune> fortunes = await TestDatabase.Shared(mode).LoadFortunesAsync();
+        List<Fortune> fortunes = (await TestDatabase.Shared(mode).LoadFortunesAsync()).Value;
 
         Assert.Equal(s_expected, fortunes.OrderBy(fortune => fortune.Id));
     }
@@ -22,7 +22,7 @@ public class DatabaseFortuneTests
     [Fact]
     public async Task WithTheRequestTimeFortuneTheySortIntoTheVerifiersOrder()
     {
-        List<Fortune> fortunes = await TestDatabase.Shared(Mode.Multiplexing).LoadFortunesAsync();
+        List<Fortune> fortunes = (await TestDatabase.Shared(Mode.Multiplexing).LoadFortunesAsync()).Value;
 
         Fortune.AddAdditionalAndSort(fortunes);
 

@@ -17,7 +17,7 @@ public class DatabaseItemTests
     [InlineData(Mode.Pooled, 1, 500, 1)]
     public async Task TheReadReturnsUpToLimitItemsInThePriceRange(Mode mode, int min, int max, int limit)
     {
-        List<Item> items = await TestDatabase.Shared(mode).LoadItemsByPriceAsync(min, max, limit);
+        List<Item> items = (await TestDatabase.Shared(mode).LoadItemsByPriceAsync(min, max, limit)).Value;
 
         Assert.Equal(limit, items.Count);
         Assert.All(items, item =>
@@ -37,13 +37,13 @@ public class DatabaseItemTests
     [InlineData(50, 10)]
     public async Task ARangeWithoutItemsReturnsNone(int min, int max)
     {
-        Assert.Empty(await TestDatabase.Shared(Mode.Multiplexing).LoadItemsByPriceAsync(min, max, 50));
+        Assert.Empty((await TestDatabase.Shared(Mode.Multiplexing).LoadItemsByPriceAsync(min, max, 50)).Value);
     }
 
     [Fact]
     public async Task TheRowsAreTheTablesRowsAsStored()
     {
-        List<Item> items = await TestDatabase.Shared(Mode.Multiplexing).LoadItemsByPriceAsync(1, 500, 10);
+        List<Item> items = (await TestDatabase.Shared(Mode.Multiplexing).LoadItemsByPriceAsync(1, 500, 10)).Value;
         await using NpgsqlConnection connection = await TestDatabase.OpenDirectAsync();
         foreach (Item item in items)
         {

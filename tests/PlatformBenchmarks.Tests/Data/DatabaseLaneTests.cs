@@ -23,7 +23,7 @@ public sealed class DatabaseLaneTests : IDisposable
         await using Database database = Create();
         int[] table = await TestDatabase.ReadWorldTableAsync();
 
-        World[] worlds = await _loop.RunTogetherAsync(Enumerable.Range(0, 300).Select(_ => (Func<ValueTask<World>>)database.LoadSingleWorldAsync).ToList());
+        World[] worlds = await _loop.RunTogetherAsync(Enumerable.Range(0, 300).Select(_ => SingleWorld(database)).ToList());
 
         Assert.All(worlds, world => Assert.Equal(table[world.Id], world.RandomNumber));
         Assert.True(worlds.Select(world => world.Id).Distinct().Count() > 200, "the ids should be random");
@@ -38,7 +38,7 @@ public sealed class DatabaseLaneTests : IDisposable
         await using Database database = Create();
         int[] table = await TestDatabase.ReadWorldTableAsync();
 
-        World[] worlds = await _loop.RunAsync(() => database.LoadWorldsAsync(count));
+        World[] worlds = (await _loop.RunAsync(() => database.LoadWorldsAsync(count))).Value;
 
         Assert.Equal(count, worlds.Length);
         Assert.All(worlds, world => Assert.Equal(table[world.Id], world.RandomNumber));
@@ -55,8 +55,8 @@ public sealed class DatabaseLaneTests : IDisposable
         for (int i = 0; i < 700; i++)
         {
             calls.Add(i % 10 == 5
-                ? async () => (await database.LoadFortunesAsync()).Select(fortune => new World(fortune.Id, -1)).ToArray()
-                : async () => [await database.LoadSingleWorldAsync()]);
+                ? async () => (await database.LoadFortunesAsync()).Value.Select(fortune => new World(fortune.Id, -1)).ToArray()
+                : async () => [(await database.LoadSingleWorldAsync()).Value]);
         }
 
         World[][] results = await _loop.RunTogetherAsync(calls);
@@ -101,7 +101,7 @@ public sealed class DatabaseLaneTests : IDisposable
         int[] table = await TestDatabase.ReadWorldTableAsync();
         int posted = _loop.PostedCount;
 
-        World world = await database.LoadSingleWorldAsync();
+        World world = (await database.LoadSingleWorldAsync()).Value;
 
         Assert.Equal(table[world.Id], world.RandomNumber);
         Assert.Equal(posted, _loop.PostedCount);
@@ -113,22 +113,14 @@ public sealed class DatabaseLaneTests : IDisposable
         var options = new DatabaseOptions { ConnectionString = "Host=127.0.0.1;Port=1;Database=none;Username=none;Password=none;Timeout=2" };
         await using var database = new Database(options, new FakeTimeProvider(), NullLogger.Instance, static () => TestLoop.CurrentLoop);
 
-        Task<World[]> reads = _loop.RunTogetherAsync(Enumerable.Range(0, 10).Select(_ => (Func<ValueTask<World>>)database.LoadSingleWorldAsync).ToList());
+        DataResult<World>[] reads = await _loop.RunTogetherAsync(
+            Enumerable.Range(0, 10).Select(_ => (Func<ValueTask<DataResult<World>>>)database.LoadSingleWorldAsync).ToList());
 
-        await Assert.ThrowsAsync<DatabaseUnavailableException>(() => reads);
-        // Every one of them failed, none was left waiting, and the breaker now answers at once.
-        Assert.All(await Task.WhenAll(Enumerable.Range(0, 10).Select(_ => _loop.RunAsync(async () =>
-        {
-            try
-            {
-                await database.LoadSingleWorldAsync();
-                return false;
-            }
-            catch (DatabaseUnavailableException)
-            {
-                return true;
-            }
-        }))), Assert.True);
+        // Every one of them failed as unavailable, none was left waiting, and the breaker now answers at once.
+        Assert.All(reads, read => Assert.Equal(DataOutcome.Unavailable, read.Outcome));
+        DataResult<World> afterwards = await _loop.RunAsync(database.LoadSingleWorldAsync);
+        Assert.Equal(DataOutcome.Unavailable, afterwards.Outcome);
+        Assert.Contains("failing fast", afterwards.Failure!.Reason, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -137,20 +129,44 @@ public sealed class DatabaseLaneTests : IDisposable
         var time = new FakeTimeProvider();
         await using Database database = Create(time);
         int[] table = await TestDatabase.ReadWorldTableAsync();
-        World first = await _loop.RunAsync(database.LoadSingleWorldAsync);
+        World first = (await _loop.RunAsync(database.LoadSingleWorldAsync)).Value;
         await TestDatabase.TerminateBackendsAsync("platformbenchmarks-lane-test");
 
         // The loop's connection is gone: its batch fails as unavailable and the breaker opens.
-        await Assert.ThrowsAsync<DatabaseUnavailableException>(() => _loop.RunAsync(database.LoadSingleWorldAsync));
+        Assert.Equal(DataOutcome.Unavailable, (await _loop.RunAsync(database.LoadSingleWorldAsync)).Outcome);
         time.Advance(TimeSpan.FromSeconds(2));
         // The breaker's probe, then reads in the lane again, on a connection it opened anew.
-        World probe = await _loop.RunAsync(database.LoadSingleWorldAsync);
-        World[] after = await _loop.RunTogetherAsync(Enumerable.Range(0, 20).Select(_ => (Func<ValueTask<World>>)database.LoadSingleWorldAsync).ToList());
+        World probe = (await _loop.RunAsync(database.LoadSingleWorldAsync)).Value;
+        World[] after = await _loop.RunTogetherAsync(Enumerable.Range(0, 20).Select(_ => SingleWorld(database)).ToList());
 
         Assert.Equal(table[first.Id], first.RandomNumber);
         Assert.Equal(table[probe.Id], probe.RandomNumber);
         Assert.All(after, world => Assert.Equal(table[world.Id], world.RandomNumber));
     }
+
+    [Fact]
+    public async Task AConnectionTheLoopHeldThroughAnOutageIsReopenedNotFailed()
+    {
+        var time = new FakeTimeProvider();
+        await using Database database = Create(time);
+        int[] table = await TestDatabase.ReadWorldTableAsync();
+        Assert.Null((await _loop.RunAsync(database.LoadSingleWorldAsync)).Failure);
+        Assert.Null((await database.LoadSingleWorldAsync()).Failure);
+        await TestDatabase.TerminateBackendsAsync("platformbenchmarks-lane-test");
+
+        // The pool's connection finds the server gone and trips the breaker; its probe then finds it back.
+        Assert.Equal(DataOutcome.Unavailable, (await database.LoadSingleWorldAsync()).Outcome);
+        time.Advance(TimeSpan.FromSeconds(2));
+        Assert.Null((await database.LoadSingleWorldAsync()).Failure);
+
+        // The loop's connection died in the same outage without the loop using it: its next batch opens another.
+        DataResult<World> read = await _loop.RunAsync(database.LoadSingleWorldAsync);
+
+        Assert.Null(read.Failure);
+        Assert.Equal(table[read.Value.Id], read.Value.RandomNumber);
+    }
+
+    private static Func<ValueTask<World>> SingleWorld(Database database) => async () => (await database.LoadSingleWorldAsync()).Value;
 
     private static Database Create(TimeProvider? time = null)
     {

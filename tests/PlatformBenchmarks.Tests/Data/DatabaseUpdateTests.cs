@@ -17,7 +17,7 @@ public class DatabaseUpdateTests
         Database database = TestDatabase.Shared(mode);
         int[] before = await TestDatabase.ReadWorldTableAsync();
 
-        World[] updated = await database.UpdateWorldsAsync(count);
+        World[] updated = (await database.UpdateWorldsAsync(count)).Value;
 
         int[] after = await TestDatabase.ReadWorldTableAsync();
         Assert.Equal(count, updated.Length);
@@ -49,7 +49,7 @@ public class DatabaseUpdateTests
         // Requests of 100 and 500 rows out of 10000 share rows with many others; at those sizes PostgreSQL would lock them in
         // table order (a hash join) were it not for our session options, and some would deadlock. 20 rows is the benchmark's.
         int[] counts = new[] { 100, 20, 500, 20 };
-        World[][] results = await Task.WhenAll(Enumerable.Range(0, 128).Select(i => database.UpdateWorldsAsync(counts[i % counts.Length]).AsTask()));
+        World[][] results = await Task.WhenAll(Enumerable.Range(0, 128).Select(async i => (await database.UpdateWorldsAsync(counts[i % counts.Length])).Value));
 
         Assert.All(results, worlds => Assert.True(worlds.Length is 100 or 20 or 500));
         // Not one UPDATE was aborted and retried: the rows were locked in id order.
@@ -58,8 +58,7 @@ public class DatabaseUpdateTests
 
     /// <summary>
     /// Commands are reused across requests and connections, and each row count has its own UPDATE text, all auto-prepared
-    /// per connection. With room for fewer statements than this (Max Auto Prepare=8), multiplexing Npgsql 10.0.0 desyncs
-    /// the protocol now and then as they evict each other; the defaults leave room for all of them.
+    /// per connection. The defaults leave room for all of them.
     /// </summary>
     [Theory]
     [InlineData(Mode.Multiplexing)]
@@ -72,9 +71,31 @@ public class DatabaseUpdateTests
         {
             await Task.WhenAll(Enumerable.Range(1, 40).Select(async count =>
             {
-                Assert.Equal(count, (await database.UpdateWorldsAsync(count)).Length);
-                Assert.Equal(count, (await database.LoadWorldsAsync(count)).Length);
-                Assert.Equal(12, (await database.LoadFortunesAsync()).Count);
+                Assert.Equal(count, (await database.UpdateWorldsAsync(count)).Value.Length);
+                Assert.Equal(count, (await database.LoadWorldsAsync(count)).Value.Length);
+                Assert.Equal(12, (await database.LoadFortunesAsync()).Value.Count);
+            }));
+        }
+    }
+
+    /// <summary>
+    /// The same load in a room of 4 prepared statements, so that they keep evicting each other. Multiplexing Npgsql 10.0.0
+    /// desynchronised the protocol then ("Received backend message BindComplete while expecting ParseCompleteMessage"),
+    /// failing 30 of the 160 groups of calls in one run of 4 rounds; 10.0.3 does not, so the default room is about cost,
+    /// not correctness.
+    /// </summary>
+    [Fact]
+    public async Task StatementsEvictingEachOtherFromASmallAutoPrepareRoomAllSucceed()
+    {
+        await using Database database = TestDatabase.Create(Mode.Multiplexing, "Max Auto Prepare=4;Timeout=60");
+
+        for (int round = 0; round < 6; round++)
+        {
+            await Task.WhenAll(Enumerable.Range(1, 40).Select(async count =>
+            {
+                Assert.Equal(count, (await database.UpdateWorldsAsync(count)).Value.Length);
+                Assert.Equal(count, (await database.LoadWorldsAsync(count)).Value.Length);
+                Assert.Equal(12, (await database.LoadFortunesAsync()).Value.Count);
             }));
         }
     }

@@ -90,13 +90,14 @@ public class StatementCountTests
             // On a loop, as many single reads, started in one turn, go out together in the loop's batches.
             if (onALoop)
             {
-                await loop.RunTogetherAsync(Enumerable.Range(0, 64 * 20).Select(_ => (Func<ValueTask<World>>)database.LoadSingleWorldAsync).ToList());
+                Assert.All(await loop.RunTogetherAsync(Enumerable.Range(0, 64 * 20).Select(_ => (Func<ValueTask<DataResult<World>>>)database.LoadSingleWorldAsync).ToList()),
+                    read => Assert.Null(read.Failure));
             }
             else
             {
-                await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => database.LoadWorldsAsync(20).AsTask()));
+                Assert.All(await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => database.LoadWorldsAsync(20).AsTask())), read => Assert.Null(read.Failure));
             }
-            await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => database.UpdateWorldsAsync(20).AsTask()));
+            Assert.All(await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => database.UpdateWorldsAsync(20).AsTask())), update => Assert.Null(update.Failure));
             await FlushStatisticsAsync(database, applicationName);
 
             long transactions = await CommittedTransactionsAsync() - before;

@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Time.Testing;
 using Npgsql;
@@ -55,6 +56,16 @@ internal static class TestDatabase
     /// <param name="time">The circuit breaker's clock, a fake one that stands still unless given: a test that trips the
     /// breaker and moves past the fail-fast period brings its own and advances it.</param>
     public static Database Create(Mode mode, string extraKeywords = "", TimeProvider? time = null) => new(Options(mode, extraKeywords), time ?? new FakeTimeProvider(), NullLogger.Instance);
+
+    /// <summary>
+    /// A database on port 1 of loopback, where nothing listens: every connection attempt is refused at once.
+    /// <paramref name="extraKeywords"/> start with their separator, e.g. <c>";Timeout=60"</c>.
+    /// </summary>
+    public static Database Refused(bool multiplexing, TimeProvider time, ILogger? logger = null, string extraKeywords = "") => new(new DatabaseOptions
+    {
+        ConnectionString = $"Host=127.0.0.1;Port=1;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass{extraKeywords}",
+        Multiplexing = multiplexing,
+    }, time, logger ?? NullLogger.Instance);
 
     /// <summary>One instance per mode shared by the tests that run while the database is up.</summary>
     public static Database Shared(Mode mode) => s_shared[(int)mode].Value;

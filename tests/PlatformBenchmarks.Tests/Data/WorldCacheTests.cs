@@ -26,10 +26,10 @@ public class WorldCacheTests
         await cache.TryWarmUpAsync();
         int[] table = await TestDatabase.ReadWorldTableAsync();
 
-        ValueTask<World[]> lookup = cache.GetCachedWorldsAsync(500);
+        ValueTask<DataResult<World[]>> lookup = cache.GetCachedWorldsAsync(500);
 
         Assert.True(lookup.IsCompletedSuccessfully, "a warm cache must not wait for the database");
-        World[] worlds = await lookup;
+        World[] worlds = (await lookup).Value;
         Assert.Equal(500, worlds.Length);
         Assert.All(worlds, world => Assert.Equal(table[world.Id], world.RandomNumber));
         Assert.True(worlds.Select(world => world.Id).Distinct().Count() > 400, "the rows should be random");
@@ -43,7 +43,7 @@ public class WorldCacheTests
         using var cache = new WorldCache(TestDatabase.Shared(mode), new FakeTimeProvider());
         int[] table = await TestDatabase.ReadWorldTableAsync();
 
-        World[] worlds = await cache.GetCachedWorldsAsync(100);
+        World[] worlds = (await cache.GetCachedWorldsAsync(100)).Value;
 
         Assert.All(worlds, world => Assert.Equal(table[world.Id], world.RandomNumber));
         Assert.Equal(worlds.Select(world => world.Id).Distinct().Count(), cache.Count);

@@ -12,7 +12,7 @@ namespace PlatformBenchmarks.Tests.Docker;
 /// own tuning for every keyword it leaves out (<see cref="DatabaseOptions.CreateConnectionStringBuilder"/>); a string
 /// that sets a tuning keyword wins. So a deployment must name only where the database is and who connects, and get
 /// exactly the settings the server runs with by default: with fewer auto-prepare slots than statements, for one,
-/// multiplexing Npgsql 10.0.0 desynchronises under load.
+/// statements evict each other and are parsed again.
 /// </summary>
 public partial class ConnectionStringTests
 {

@@ -35,14 +35,9 @@ internal static class AsyncDatabase
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     private static async ValueTask HandleAsync(HttpResponse response, Database database, AsyncDatabaseQuery query)
     {
-        List<Item> items;
-        try
+        if (!(await database.LoadItemsByPriceAsync(query.Min, query.Max, query.Limit)).TryGetValue(out List<Item>? items, out DataFailure? failure))
         {
-            items = await database.LoadItemsByPriceAsync(query.Min, query.Max, query.Limit);
-        }
-        catch (Exception exception) when (DatabaseErrors.IsDataFailure(exception))
-        {
-            DatabaseErrors.Write(response, exception);
+            DatabaseErrors.Write(response, failure);
             return;
         }
 
