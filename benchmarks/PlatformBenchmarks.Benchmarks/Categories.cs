@@ -7,4 +7,5 @@ internal static class Categories
     public const string Writing = nameof(Writing);
     public const string Serialization = nameof(Serialization);
     public const string EndToEnd = nameof(EndToEnd);
+    public const string Data = nameof(Data);
 }
