@@ -53,6 +53,21 @@ internal sealed partial class Database
         return batch;
     }
 
+    /// <summary>
+    /// Every statement text sent to TFB's database. The room for auto-prepared statements holds them all
+    /// (<see cref="DatabaseOptions.DefaultMaxAutoPrepare"/>), so that none is ever evicted.
+    /// </summary>
+    internal static IEnumerable<string> TfbStatementTexts()
+    {
+        yield return WorldSql;
+        yield return AllWorldsSql;
+        yield return FortuneSql;
+        for (int count = World.MinPerRequest; count <= World.MaxPerRequest; count++)
+        {
+            yield return UpdateSql(count);
+        }
+    }
+
     /// <summary>The UPDATE commands for one row count, their pool created on first use (most of the 500 never are).</summary>
     private ReusePool<NpgsqlCommand> UpdateCommands(int count)
         => Volatile.Read(ref _updateCommands[count]) ?? CreateUpdateCommands(count);

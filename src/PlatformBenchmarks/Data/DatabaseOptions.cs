@@ -103,10 +103,10 @@ internal sealed class DatabaseOptions
         }
 
         // Auto-preparation keeps each statement parsed on each connection (prepared statements are encouraged, docs/tfb-rules.md §4.2).
-        // Room for every statement we can send (the selects, one UPDATE per row count 1..500), so none is ever evicted
-        // and parsed again. Only the statements actually used get prepared, so the server holds a handful per connection.
-        // Evictions are a cost, no longer a fault: Npgsql 10.0.0 desynchronised the protocol under multiplexing when
-        // statements evicted each other, 10.0.3 does not (DatabaseUpdateTests runs that load in a room of 4).
+        // Room for every statement we can send (the selects, one UPDATE per row count 1..500), so none is ever evicted.
+        // Only the statements actually used get prepared, so the server holds a handful per connection. An eviction is
+        // not only a cost: under multiplexing it can desynchronise Npgsql's protocol state, which 10.0.3 still does now
+        // and then (docs/decisions/0009-data-results.md; DatabaseUpdateTests checks that the room holds every statement).
         if (!given.Contains("MAXAUTOPREPARE"))
         {
             builder.MaxAutoPrepare = DefaultMaxAutoPrepare;
