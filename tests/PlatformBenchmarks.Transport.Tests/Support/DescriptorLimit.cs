@@ -1,3 +1,5 @@
+using System.Net;
+using System.Net.Sockets;
 using System.Runtime.InteropServices;
 
 namespace PlatformBenchmarks.Transport.Tests.Support;
@@ -8,8 +10,9 @@ namespace PlatformBenchmarks.Transport.Tests.Support;
 /// </summary>
 /// <remarks>
 /// The runtime opens a pipe for every thread it starts, and when that fails it aborts the process ("Out of memory"). So no
-/// runtime thread may start while the limit is down: the thread pool is given idle workers beforehand, and the test
-/// project runs without tiered compilation, whose background compiler thread starts on demand (and exits when idle).
+/// runtime thread may start while the limit is down: the thread pool is given idle workers beforehand, the timer and
+/// socket event threads are started, and the test project runs without tiered compilation, whose background compiler
+/// thread starts on demand (and exits when idle).
 /// </remarks>
 internal sealed partial class DescriptorLimit : IDisposable
 {
@@ -24,6 +27,7 @@ internal sealed partial class DescriptorLimit : IDisposable
     public static DescriptorLimit Exhaust()
     {
         StartIdleWorkers(4 * Environment.ProcessorCount);
+        StartTimerAndSocketThreads();
         if (GetLimit(RLIMIT_NOFILE, out Limit saved) != 0)
         {
             throw new InvalidOperationException($"getrlimit failed: errno {Marshal.GetLastPInvokeError()}");
@@ -36,6 +40,22 @@ internal sealed partial class DescriptorLimit : IDisposable
         }
 
         return new DescriptorLimit(saved);
+    }
+
+    /// <summary>
+    /// Starts the runtime's timer thread and its sockets' event thread, which start on first use: a test that awaits a
+    /// delay or connects a runtime socket while the limit is down would otherwise start them then.
+    /// </summary>
+    private static void StartTimerAndSocketThreads()
+    {
+        Task.Delay(1).GetAwaiter().GetResult();
+        using var listener = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        listener.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        listener.Listen(1);
+        using var client = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        Task<Socket> accepted = listener.AcceptAsync();
+        client.ConnectAsync(listener.LocalEndPoint!).GetAwaiter().GetResult();
+        accepted.GetAwaiter().GetResult().Dispose();
     }
 
     /// <summary>Makes sure the thread pool has at least <paramref name="count"/> workers, started and idle.</summary>
