@@ -1,17 +1,20 @@
 """Local load runs with TechEmpower's method (docs/tfb-rules.md section 9), the standard library and, for the chart, matplotlib.
 
-    scenarios/run.sh [--profile short|full] [--tests plaintext,json,...] [--rounds N]
+    scenarios/run.sh [--profile short|full] [--tests plaintext,json,...|all|arena] [--rounds N]
                      [--url [NAME=]URL [--pid PID | --start COMMAND]]... [--self] [--baseline NAME] [--out DIR]
+                     [--arena-data DIR]
     python3 scenarios/loadrun parse-wrk < wrk-output.txt     (the parser alone, as JSON)
     python3 scenarios/loadrun report DIR                     (rewrite results.md and the chart from results.json)
 
 Each selected test runs, for each target, TFB's sequence: a primer, a warm-up, then the measured levels, with wrk,
-TFB's headers and TFB's sleeps. Per level it records requests/s, latency percentiles, socket errors, non-2xx
-responses and, when it knows the server's process, the server's CPU time per response. With several targets, they
-take turns test by test, and --rounds repeats the whole sequence; the report then compares them level by level, with
-ratios against a baseline. It writes results.json (after every level, so an interrupted run keeps what it measured),
-results.md and chart.svg/chart.png into the output folder, and exits 1 with a list of the offending runs when any wrk
-run saw an error or a non-2xx response.
+TFB's headers and TFB's sleeps; HttpArena's HTTP/1.1 profiles (baseline, pipelined, json-arena, ...) run the same
+sequence with the venue's requests, connection counts and reconnections (scenarios/arena.lua). Per level it records
+requests/s, latency percentiles, socket errors, non-2xx responses and, when it knows the server's process, the
+server's CPU time per response. With several targets, they take turns test by test, and --rounds repeats the whole
+sequence; the report then compares them level by level, with ratios against a baseline. It writes results.json (after
+every level, so an interrupted run keeps what it measured), results.md and chart.svg/chart.png into the output folder,
+and exits 1 with a list of the offending runs when any wrk run saw an error, a non-2xx response or a response that
+failed arena.lua's checks.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import urllib.parse
 from pathlib import Path
 
 from loadrun.chart import draw
-from loadrun.model import ALIASES, DEFAULT_TFB_CONFIG, PROFILES, ROOT, TESTS, RunError, Target
+from loadrun.model import ALIASES, ARENA_TESTS, DEFAULT_TFB_CONFIG, PROFILES, ROOT, TESTS, TFB_TESTS, RunError, Target
 from loadrun.processes import CommandServer, LocalServer, say, start_database
 from loadrun.report import markdown
 from loadrun.runner import Runner, tfb_urls
@@ -78,24 +81,43 @@ class StartAction(argparse.Action):
 
 
 def parse_levels(text: str) -> dict[str, list[int]]:
+    keys = list(PROFILES["full"].levels)
     levels: dict[str, list[int]] = {}
     for part in text.split(";"):
-        method, _, values = part.partition("=")
-        if method not in ("concurrency", "pipeline", "query", "cached") or not values:
-            raise argparse.ArgumentTypeError(f"expected METHOD=N,N,... with METHOD one of concurrency, pipeline, "
-                                             f"query, cached; got '{part}'")
-        levels[method] = [int(v) for v in values.split(",")]
+        key, _, values = part.partition("=")
+        if key not in keys or not values:
+            raise argparse.ArgumentTypeError(f"expected KEY=N,N,... with KEY one of {', '.join(keys)}; got '{part}'")
+        levels[key] = [int(v) for v in values.split(",")]
     return levels
+
+
+def arena_data(text: str) -> Path:
+    """The folder holding HttpArena's dataset.json and static/: the venue's data/ folder, or a checkout of the venue."""
+    folder = Path(text).resolve()
+    for candidate in (folder, folder / "data"):
+        if (candidate / "dataset.json").is_file():
+            return candidate
+    raise argparse.ArgumentTypeError(f"{text} holds no dataset.json (nor data/dataset.json): give HttpArena's data/ "
+                                     "folder, or a checkout of the venue")
+
+
+def arena_settings(folder: Path | None) -> list[str]:
+    """This server's arguments for HttpArena's data, as the venue mounts it; none without --arena-data (the server's own
+    settings then apply: /data/dataset.json and /data/static, where the venue mounts them)."""
+    if folder is None:
+        return []
+    return ["--HttpArena:DatasetPath", str(folder / "dataset.json"), "--HttpArena:StaticPath", str(folder / "static")]
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="scenarios/run.sh", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--profile", choices=sorted(PROFILES), default="short",
-                        help="full: TFB's levels and durations (about 15 min for all seven tests); short (default): "
-                             "fewer levels, a few seconds each")
+                        help="full: TFB's levels and durations (about 15 min for all seven tests), the venue's "
+                             "connection counts for HttpArena's tests; short (default): fewer levels, a few seconds each")
     parser.add_argument("--tests", default="plaintext,json",
-                        help=f"comma-separated, from {', '.join(TESTS)} or 'all' (default: plaintext,json)")
+                        help=f"comma-separated, from {', '.join(TESTS)}; or 'all' (TFB's seven) or 'arena' (HttpArena's "
+                             "HTTP/1.1 profiles) (default: plaintext,json)")
     parser.add_argument("--url", action=UrlAction, metavar="[NAME=]URL",
                         help="measure the server at this base URL instead of starting this one; repeatable, to "
                              "measure several implementations in one run")
@@ -112,24 +134,30 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="also build, start and measure this repository's server when --url is given")
     parser.add_argument("--out", type=Path, help="output folder (default: scenarios/runs/<UTC time>-<profile>, which git ignores; to keep a run, give --out scenarios/results/<name> and commit its results.md)")
     parser.add_argument("--no-build", action="store_true", help="start the existing Release build as it is")
+    parser.add_argument("--arena-data", type=arena_data, metavar="DIR",
+                        help="HttpArena's data for this server: the folder of dataset.json and static/ (the venue's "
+                             "data/ folder, or its checkout); default: the server's settings, /data as the venue mounts it")
     parser.add_argument("--tfb-config", type=Path, default=DEFAULT_TFB_CONFIG,
                         help="benchmark_config.json whose URLs are used (default: docker/tfb/benchmark_config.json)")
     parser.add_argument("--tfb-test", default="default", help="the test entry in that file (default: default)")
     parser.add_argument("--duration", type=int, help="override the seconds per measured level")
     parser.add_argument("--warmup", type=int, help="override the warm-up seconds")
     parser.add_argument("--primer", type=int, help="override the primer seconds")
-    parser.add_argument("--levels", type=parse_levels, metavar="METHOD=N,..;...",
-                        help="override levels, e.g. 'concurrency=64,256;pipeline=1024'")
+    parser.add_argument("--levels", type=parse_levels, metavar="KEY=N,..;...",
+                        help="override levels, by TFB method or HttpArena test, e.g. 'concurrency=64,256;pipeline=1024' "
+                             "or 'static=256;upload=8'")
     parser.add_argument("--threads", type=int, help="wrk threads at most (default: the number of CPUs, as TFB)")
     parser.add_argument("--sessions", action="store_true",
                         help="start each server in a session of its own (setsid): with the scheduler's autogroups it "
                              "then gets one CPU share against wrk's and each database backend's, a starved regime")
     parser.add_argument("--no-pauses", action="store_true", help="skip TFB's sleeps between runs (tests only)")
     args = parser.parse_args(argv)
-    names = list(TESTS) if args.tests == "all" else [ALIASES.get(n.strip(), n.strip()) for n in args.tests.split(",")]
+    groups = {"all": list(TFB_TESTS), "arena": list(ARENA_TESTS)}
+    names = [name for part in args.tests.split(",")
+             for name in groups.get(part.strip(), [ALIASES.get(part.strip(), part.strip())])]
     unknown = [n for n in names if n not in TESTS]
     if unknown:
-        parser.error(f"unknown test(s) {', '.join(unknown)}; choose from {', '.join(TESTS)} or all")
+        parser.error(f"unknown test(s) {', '.join(unknown)}; choose from {', '.join(TESTS)}, all or arena")
     args.test_types = [TESTS[n] for n in names]
     args.url_targets = getattr(args, "url_targets", None) or []
     if args.rounds < 1:
@@ -139,6 +167,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error("every target needs its own name: --url NAME=URL")
     if args.baseline is not None and args.baseline not in names_given:
         parser.error(f"--baseline {args.baseline} names no target (targets: {', '.join(names_given)})")
+    if args.arena_data is not None and "platformbenchmarks" not in names_given:
+        parser.error("--arena-data gives this server its data: add --self (other servers get theirs from --start)")
     return args
 
 
@@ -174,7 +204,10 @@ def main(argv: list[str]) -> int:
                 connection_string = start_database(env)
                 if connection_string:
                     env["ConnectionString"] = connection_string
-            server = LocalServer(out_dir, not args.no_build, env, args.sessions)
+            if any(t.name in ARENA_TESTS for t in args.test_types) and args.arena_data is None:
+                say("this server reads HttpArena's data from its own settings (/data/dataset.json, /data/static): "
+                    "--arena-data DIR gives it another folder")
+            server = LocalServer(out_dir, not args.no_build, env, args.sessions, arena_settings(args.arena_data))
             targets.insert(0, server.start())
         runner = Runner(args, targets, out_dir, urls)
         try:

@@ -1,4 +1,5 @@
-"""What a load run is made of: TFB's test types and profiles, the targets, and the run's own error."""
+"""What a load run is made of: TFB's test types, HttpArena's HTTP/1.1 profiles, the run profiles, the targets, and the
+run's own error."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PIPELINE_SCRIPT = ROOT / "scenarios" / "pipeline.lua"
+ARENA_SCRIPT = ROOT / "scenarios" / "arena.lua"
 SERVER_PROJECT = ROOT / "src" / "PlatformBenchmarks" / "PlatformBenchmarks.csproj"
 SERVER_BIN = ROOT / "src" / "PlatformBenchmarks" / "bin" / "Release" / "net10.0"
 DB_SCRIPT = ROOT / "scripts" / "db.sh"
@@ -28,7 +30,7 @@ class TestType:
     level_unit: str  # what a level means, for the report
 
 
-TESTS = {
+TFB_TESTS = {
     t.name: t
     for t in [
         TestType("plaintext", "plaintext_url", "pipeline", ACCEPT_PLAINTEXT, False, "connections (16 pipelined)"),
@@ -40,11 +42,113 @@ TESTS = {
         TestType("cached", "cached_query_url", "cached", ACCEPT_JSON, True, "cached rows per request (512 connections)"),
     ]
 }
-# TFB's own type names, accepted on the command line too.
-ALIASES = {"query": "queries", "update": "updates", "fortune": "fortunes", "cached-query": "cached", "cached_query": "cached"}
-
 PIPELINE_DEPTH = 16
 QUERY_CONNECTIONS = 512  # query.sh: every query, update and cached level runs at the maximum concurrency
+
+
+@dataclasses.dataclass(frozen=True)
+class ArenaRequest:
+    """One request of an HttpArena profile's mix, in scenarios/arena.lua's words."""
+
+    kind: str  # get, post (a Content-Length body) or chunked (a POST whose body is one chunk)
+    path: str
+    body: str | None = None  # a text body
+    size: int = 0  # or a body of this many bytes
+
+    def arguments(self) -> list[str]:
+        return ([f"{self.kind}={self.path}"] + ([f"body={self.body}"] if self.body is not None else [])
+                + ([f"bytes={self.size}"] if self.size else []))
+
+
+@dataclasses.dataclass(frozen=True)
+class ArenaTest:
+    """One of HttpArena's HTTP/1.1 isolated profiles as wrk sends it: the venue's requests in its order, its connection
+    counts and its reconnections, from its docs (site/content/docs/test-profiles/h1/isolated/), its request templates
+    (requests/) and its load scripts (scripts/lib/profiles.sh, scripts/lib/tools/)."""
+
+    name: str
+    profile: str  # the venue's name for it
+    levels: tuple[int, ...]  # the venue's connection counts
+    requests: tuple[ArenaRequest, ...]  # sent in turn
+    level_unit: str
+    # The venue's load generator opens a new connection after this many requests on one (gcannon -r; 0: never). wrk
+    # cannot close a connection itself, so arena.lua asks the server to, with Connection: close, as often.
+    reconnect_every: int = 0
+    pipeline: int = 1
+    headers: tuple[str, ...] = ()  # on every request, beside the Host that wrk sends
+    checks: tuple[str, ...] = ()  # arena.lua's checks of every response; each makes wrk keep the bodies, so cheap ones
+    uses_database: bool = False
+
+    @property
+    def method(self) -> str:
+        """The key of its levels in a profile and in --levels: its own name, as its levels are its own."""
+        return self.name
+
+    def script_arguments(self) -> list[str]:
+        """What follows `--` on wrk's command line for arena.lua."""
+        every = [f"every={self.reconnect_every}"] if self.reconnect_every else []
+        return every + [word for request in self.requests for word in request.arguments()] + list(self.checks)
+
+
+def _baseline_mix() -> tuple[ArenaRequest, ...]:
+    path = "/baseline11?a=13&b=42"  # requests/get.raw, post_cl.raw and post_chunked.raw
+    return ArenaRequest("get", path), ArenaRequest("post", path, "20"), ArenaRequest("chunked", path, "20")
+
+
+# requests/static-rotate.lua's order.
+ARENA_STATIC_FILES = ("reset.css", "layout.css", "theme.css", "components.css", "utilities.css", "analytics.js",
+                      "helpers.js", "app.js", "vendor.js", "router.js", "header.html", "footer.html", "regular.woff2",
+                      "bold.woff2", "logo.svg", "icon-sprite.svg", "hero.webp", "thumb1.webp", "thumb2.webp",
+                      "manifest.json")
+ARENA_UPLOAD_SIZES = (512_000, 2_097_152, 10_485_760, 20_971_520)  # requests/upload-{500k,2m,10m,20m}.raw
+BASELINE_SUMS = "expect=55,75"  # 13 + 42, and 13 + 42 + 20 for the POSTs
+
+ARENA_TESTS = {
+    t.name: t
+    for t in [
+        ArenaTest("baseline", "baseline", (512, 4096), _baseline_mix(),
+                  "connections (GET, POST, chunked POST to /baseline11 in turn)", checks=(BASELINE_SUMS,)),
+        ArenaTest("limited-conn", "limited-conn", (512, 4096), _baseline_mix(),
+                  "connections (as baseline, a new connection per 10 requests)", reconnect_every=10,
+                  checks=(BASELINE_SUMS,)),
+        ArenaTest("pipelined", "pipelined", (512, 4096), (ArenaRequest("get", "/pipeline"),),
+                  "connections (/pipeline, 16 pipelined)", pipeline=PIPELINE_DEPTH),
+        ArenaTest("json-arena", "json", (4096,),
+                  tuple(ArenaRequest("get", f"/json/{count}?m={m}")
+                        for count, m in ((1, 3), (5, 7), (10, 2), (15, 5), (25, 4), (40, 8), (50, 6))),
+                  "connections (/json/N?m=M, 7 pairs in turn, a new connection per 25 requests)", reconnect_every=25),
+        ArenaTest("json-comp", "json-comp", (512, 4096, 16384),
+                  tuple(ArenaRequest("get", f"/json/{count}?m={m}") for count, m in ((25, 4), (40, 8), (50, 6))),
+                  "connections (/json/N?m=M gzip or br, 3 pairs in turn, a new connection per 25 requests)",
+                  reconnect_every=25, headers=("Accept-Encoding: gzip, br",), checks=("encoding=gzip,br",)),
+        ArenaTest("upload", "upload", (32, 256),
+                  tuple(ArenaRequest("post", "/upload", size=size) for size in ARENA_UPLOAD_SIZES),
+                  "connections (POST /upload of 500 KiB, 2, 10 and 20 MiB in turn, a new connection per 5)",
+                  reconnect_every=5, checks=("expect=" + ",".join(map(str, ARENA_UPLOAD_SIZES)),)),
+        ArenaTest("static", "static", (1024, 4096, 6800),
+                  tuple(ArenaRequest("get", f"/static/{name}") for name in ARENA_STATIC_FILES),
+                  "connections (20 files under /static/ in turn, br or gzip preferred)",
+                  headers=("Accept-Encoding: br;q=1, gzip;q=0.8",)),
+        ArenaTest("async-db", "async-db", (1024,),
+                  tuple(ArenaRequest("get", f"/async-db?min=10&max=50&limit={limit}") for limit in (5, 10, 20, 35, 50)),
+                  "connections (/async-db, limits 5 to 50 in turn, a new connection per 25 requests)",
+                  reconnect_every=25, checks=('match="count":[1-9]',), uses_database=True),
+    ]
+}
+
+# Every test by name, in the order the report lists them.
+TESTS: dict[str, TestType | ArenaTest] = {**TFB_TESTS, **ARENA_TESTS}
+# TFB's own type names, and other names of HttpArena's profiles, accepted on the command line too.
+ALIASES = {"query": "queries", "update": "updates", "fortune": "fortunes", "cached-query": "cached", "cached_query": "cached",
+           "arena-json": "json-arena", "short-lived": "limited-conn", "async-database": "async-db"}
+# The short profile runs each HttpArena test at the venue's lowest connection count, at most this many.
+ARENA_SHORT_MAX = 1024
+
+
+def arena_levels(short: bool) -> dict[str, list[int]]:
+    """The HttpArena tests' levels: the venue's connection counts, or for the short profile its lowest one, capped."""
+    return {name: [min(min(test.levels), ARENA_SHORT_MAX)] if short else list(test.levels)
+            for name, test in ARENA_TESTS.items()}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,16 +159,18 @@ class Profile:
     warmup_pause: int
     duration: int  # seconds per measured level; TFB: 15, then sleep 2
     level_pause: int
-    levels: dict[str, list[int]]
+    levels: dict[str, list[int]]  # by TFB method, and by HttpArena test
 
 
 PROFILES = {
-    # Exactly TFB's defaults (run-tests.py and the concurrency, pipeline and query scripts).
+    # Exactly TFB's defaults (run-tests.py and the concurrency, pipeline and query scripts); the venue's connection
+    # counts for the HttpArena tests.
     "full": Profile(5, 5, 15, 5, 15, 2, {
         "concurrency": [16, 32, 64, 128, 256, 512],
         "pipeline": [256, 1024, 4096, 16384],
         "query": [1, 5, 10, 15, 20],
         "cached": [1, 10, 20, 50, 100],
+        **arena_levels(short=False),
     }),
     # A smoke run: the same sequence, with the ends and the middle of each range, a few seconds each.
     "short": Profile(2, 1, 3, 1, 3, 1, {
@@ -72,6 +178,7 @@ PROFILES = {
         "pipeline": [256, 1024],
         "query": [1, 20],
         "cached": [1, 100],
+        **arena_levels(short=True),
     }),
 }
 

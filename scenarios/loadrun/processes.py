@@ -68,11 +68,13 @@ class LocalServer:
     READY_TEXT = "Application started."
     START_TIMEOUT = 60  # TFB gives a server 60 s to answer its first request
 
-    def __init__(self, out_dir: Path, build: bool, env: dict[str, str], own_session: bool = False):
+    def __init__(self, out_dir: Path, build: bool, env: dict[str, str], own_session: bool = False,
+                 arguments: list[str] | None = None):
         self.out_dir = out_dir
         self.build = build
         self.env = env
         self.own_session = own_session
+        self.arguments = arguments or []  # settings on its command line, after --urls
         self.process: subprocess.Popen | None = None
         self.log_path = out_dir / "server.log"
         self.log = None
@@ -92,7 +94,7 @@ class LocalServer:
             raise RunError(f"no build output in {SERVER_BIN} (run without --no-build)")
         port = free_port()
         url = f"http://127.0.0.1:{port}"
-        command += ["--urls", url]
+        command += ["--urls", url, *self.arguments]
         say(f"starting {' '.join(command)}")
         self.log = open(self.log_path, "w", encoding="utf-8")  # closed by stop()
         # A process group of its own keeps a Ctrl+C in the terminal from reaching the server before stop() does. Not a

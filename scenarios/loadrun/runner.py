@@ -1,4 +1,5 @@
-"""The runs: TFB's sequence per test and target (primer, warm-up, measured levels), in rounds, with wrk."""
+"""The runs: TFB's sequence per test and target (primer, warm-up, measured levels), in rounds, with wrk; HttpArena's
+profiles go through the same sequence with the venue's requests."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from loadrun.model import PIPELINE_DEPTH, PIPELINE_SCRIPT, PROFILES, QUERY_CONNECTIONS, ROOT, TESTS, RunError, Target, TestType
+from loadrun.model import (ARENA_SCRIPT, PIPELINE_DEPTH, PIPELINE_SCRIPT, PROFILES, QUERY_CONNECTIONS, ROOT, TFB_TESTS,
+                           ArenaTest, RunError, Target, TestType)
 from loadrun.processes import children_cpu_seconds, cpu_seconds, say
 from loadrun.report import fmt_ms
 from loadrun.wrk import parse_wrk, problems_of
@@ -28,7 +30,7 @@ def tfb_urls(config_path: Path, test_name: str) -> dict[str, str]:
     for entry in config["tests"]:
         if test_name in entry:
             urls = entry[test_name]
-            return {name: urls[t.url_key] for name, t in TESTS.items() if t.url_key in urls}
+            return {name: urls[t.url_key] for name, t in TFB_TESTS.items() if t.url_key in urls}
     raise RunError(f"{config_path} has no test named '{test_name}'")
 
 
@@ -61,12 +63,10 @@ class Runner:
         say("FAILED " + message)
         self.document["failures"].append(message)
 
-    def wrk(self, target: Target, test: TestType, phase: str, url: str, connections: int, threads: int,
+    def wrk(self, target: Target, test: TestType | ArenaTest, phase: str, url: str, connections: int, threads: int,
             seconds: int, level: int | None, pipeline: int = 1) -> dict:
-        command = ["wrk", "-H", "Host: tfb-server", "-H", f"Accept: {test.accept}", "-H", "Connection: keep-alive",
-                   "--latency", "-d", str(seconds), "-c", str(connections), "--timeout", "8", "-t", str(threads), url]
-        if pipeline > 1:
-            command += ["-s", str(PIPELINE_SCRIPT), "--", str(pipeline)]
+        command = (["wrk", *header_options(test), "--latency", "-d", str(seconds), "-c", str(connections), "--timeout", "8",
+                    "-t", str(threads), url] + script_options(test, pipeline))
         label = (f"r{self.round}-" if self.args.rounds > 1 else "") + f"{target.name}-{test.name}-{phase}" + (f"-{level}" if level is not None else "")
         say(f"{label}: {shlex.join(command)}")
         measure = phase == "level" and target.pid is not None
@@ -96,51 +96,85 @@ class Runner:
                 + (f", server {cpu:.2f} us CPU per response" if cpu is not None else ""))
         return run
 
-    def preflight(self, target: Target, test: TestType, url: str) -> bool:
-        """One request before the load: a missing route fails here in a second, with its status in the message."""
-        request = urllib.request.Request(url, headers={"Accept": test.accept})
+    def preflight(self, target: Target, test: TestType | ArenaTest, url: str) -> bool:
+        """One request before the load: a missing route fails here in a second, with its status in the message. For an
+        HttpArena test, its first request (a POST with its body, for uploads)."""
+        if isinstance(test, TestType):
+            request = urllib.request.Request(url, headers={"Accept": test.accept})
+        else:
+            first = test.requests[0]
+            body = None if first.kind == "get" else first.body.encode() if first.body is not None else bytes(first.size)
+            request = urllib.request.Request(url, data=body, headers=dict(h.split(": ", 1) for h in test.headers))
         try:
             with urllib.request.urlopen(request, timeout=15) as response:
                 response.read()
                 return True
         except urllib.error.HTTPError as error:
-            missing_route = test.uses_database and error.code == 404
-            self.fail(target, test.name, f"GET {url} answered {error.code} {error.reason}: not measured"
-                      + (" (this server has no database routes: run it with them, or leave the database tests out"
-                         " with --tests plaintext,json)" if missing_route else ""))
+            self.fail(target, test.name, f"{request.get_method()} {url} answered {error.code} {error.reason}: not measured"
+                      + hint(test, error.code))
         except (urllib.error.URLError, OSError) as error:
-            self.fail(target, test.name, f"GET {url} failed: {error}: not measured")
+            self.fail(target, test.name, f"{request.get_method()} {url} failed: {error}: not measured")
         return False
 
-    def run_test(self, target: Target, test: TestType) -> None:
+    def run_test(self, target: Target, test: TestType | ArenaTest) -> None:
+        if isinstance(test, ArenaTest):
+            self.run_arena_test(target, test)
+            return
         profile = self.profile
         base = target.base_url.rstrip("/") + self.urls[test.name]
-        levels = self.args.levels.get(test.method) if self.args.levels else None
-        levels = levels or profile.levels[test.method]
-        primer, warmup, duration = (self.args.primer or profile.primer, self.args.warmup or profile.warmup,
-                                    self.args.duration or profile.duration)
+        levels = self.levels(test)
         # query.sh primes and warms with 2 rows per request; the other scripts with the plain URL.
         warm_url = base + "2" if test.method in ("query", "cached") else base
         if not self.preflight(target, test, warm_url):
             return
         say(f"== {target.name} {test.name}: {warm_url}")
-        self.wrk(target, test, "primer", warm_url, 8, 8, primer, None)
-        self.pause(profile.primer_pause)
-        self.wrk(target, test, "warmup", warm_url, 512, self.nproc, warmup, None)
-        self.pause(profile.warmup_pause)
+        self.prime_and_warm(target, test, warm_url, 512)
         for index, level in enumerate(levels):
             if test.method in ("query", "cached"):
-                self.wrk(target, test, "level", base + str(level), QUERY_CONNECTIONS, self.nproc, duration, level)
+                self.wrk(target, test, "level", base + str(level), QUERY_CONNECTIONS, self.nproc, self.duration, level)
             else:
                 pipeline = PIPELINE_DEPTH if test.method == "pipeline" else 1
-                self.wrk(target, test, "level", base, level, min(level, self.nproc), duration, level, pipeline)
+                self.wrk(target, test, "level", base, level, min(level, self.nproc), self.duration, level, pipeline)
             if index < len(levels) - 1:
                 self.pause(profile.level_pause)
 
-    def run(self, tests: list[TestType]) -> None:
+    def run_arena_test(self, target: Target, test: ArenaTest) -> None:
+        """TFB's sequence with the venue's requests: primer, warm-up, then a level per connection count. The warm-up
+        runs at TFB's 512 connections, or at the highest level when that is lower: upload's, as 512 connections of
+        uploads of up to 20 MiB would be far past the venue's load."""
+        levels = self.levels(test)
+        # The URL names the first request (wrk takes the server from it); arena.lua sends the whole mix.
+        url = target.base_url.rstrip("/") + test.requests[0].path
+        if not self.preflight(target, test, url):
+            return
+        say(f"== {target.name} {test.name}: HttpArena's {test.profile} profile at {target.base_url}")
+        self.prime_and_warm(target, test, url, min(512, max(levels)))
+        for index, level in enumerate(levels):
+            self.wrk(target, test, "level", url, level, min(level, self.nproc), self.duration, level, test.pipeline)
+            if index < len(levels) - 1:
+                self.pause(self.profile.level_pause)
+
+    def levels(self, test: TestType | ArenaTest) -> list[int]:
+        given = self.args.levels.get(test.method) if self.args.levels else None
+        return given or self.profile.levels[test.method]
+
+    @property
+    def duration(self) -> int:
+        return self.args.duration or self.profile.duration
+
+    def prime_and_warm(self, target: Target, test: TestType | ArenaTest, url: str, warm_connections: int) -> None:
+        """TFB's primer (8 connections, 8 threads) and warm-up (the CPUs' threads), each followed by its pause."""
+        pipeline = test.pipeline if isinstance(test, ArenaTest) else 1
+        self.wrk(target, test, "primer", url, 8, 8, self.args.primer or self.profile.primer, None, pipeline)
+        self.pause(self.profile.primer_pause)
+        self.wrk(target, test, "warmup", url, warm_connections, min(warm_connections, self.nproc),
+                 self.args.warmup or self.profile.warmup, None, pipeline)
+        self.pause(self.profile.warmup_pause)
+
+    def run(self, tests: list[TestType | ArenaTest]) -> None:
         for test in tests:
-            if test.name not in self.urls:
-                raise RunError(f"the TFB config has no {TESTS[test.name].url_key} for the test '{test.name}'")
+            if isinstance(test, TestType) and test.name not in self.urls:
+                raise RunError(f"the TFB config has no {test.url_key} for the test '{test.name}'")
         # Targets take turns per test, and rounds repeat the whole sequence, so a comparison between targets sees the
         # same machine state and its drift averages out. Each round starts one target later than the one before: the
         # target measured first after another's load tends to come out lower, and rotating spreads that over all of
@@ -153,6 +187,37 @@ class Runner:
                     self.run_test(target, test)
         self.document["meta"]["finished"] = now_iso()
         self.save()
+
+
+def header_options(test: TestType | ArenaTest) -> list[str]:
+    """wrk's -H options: TFB's three headers, or the venue's own (wrk adds the Host)."""
+    headers = test.headers if isinstance(test, ArenaTest) else ["Host: tfb-server", f"Accept: {test.accept}",
+                                                                  "Connection: keep-alive"]
+    return [option for header in headers for option in ("-H", header)]
+
+
+def script_options(test: TestType | ArenaTest, pipeline: int) -> list[str]:
+    """wrk's script and its arguments: pipelining for TFB's plaintext and the venue's pipelined profile (its one request
+    repeated), arena.lua with the venue's mix for the other HttpArena profiles, none for TFB's other tests."""
+    if pipeline > 1:
+        return ["-s", str(PIPELINE_SCRIPT), "--", str(pipeline)]
+    if isinstance(test, ArenaTest):
+        return ["-s", str(ARENA_SCRIPT), "--", *test.script_arguments()]
+    return []
+
+
+def hint(test: TestType | ArenaTest, status: int) -> str:
+    """What a failed first request most likely means, for the message."""
+    if isinstance(test, TestType):
+        return (" (this server has no database routes: run it with them, or leave the database tests out with --tests"
+                " plaintext,json)" if test.uses_database and status == 404 else "")
+    if test.name in ("json-arena", "json-comp") and status == 503:
+        return " (the server has no dataset: for this server give --arena-data DIR, the folder of dataset.json)"
+    if test.name == "static" and status == 404:
+        return " (the server has no static files: for this server give --arena-data DIR, the folder of static/)"
+    if test.uses_database and status in (500, 503):
+        return " (the server has no database: scripts/db.sh start, and give the other server its DATABASE_URL)"
+    return ""
 
 
 def rotated(items: list, shift: int) -> list:

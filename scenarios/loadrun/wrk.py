@@ -15,7 +15,7 @@ def _time_ms(text: str) -> float | None:
 def parse_wrk(output: str) -> dict:
     """The figures of one wrk 4.x run. wrk omits the socket-error and non-2xx lines when they are zero."""
     result: dict = {"requests": None, "seconds": None, "rps": None, "latency_ms": {},
-                    "socket_errors": {"connect": 0, "read": 0, "write": 0, "timeout": 0}, "non_2xx": 0}
+                    "socket_errors": {"connect": 0, "read": 0, "write": 0, "timeout": 0}, "non_2xx": 0, "unexpected": 0}
     match = re.search(r"^\s*(\d+) requests in ([\d.]+(?:us|ms|s|m|h))", output, re.M)
     if match:
         result["requests"] = int(match.group(1))
@@ -49,6 +49,11 @@ def parse_wrk(output: str) -> dict:
     match = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     if match:
         result["non_2xx"] = int(match.group(1))
+    # scenarios/arena.lua's own line, after wrk's report, when responses failed its checks (a wrong body, say).
+    match = re.search(r"^Unexpected responses: (\d+), the first: (.*)$", output, re.M)
+    if match:
+        result["unexpected"] = int(match.group(1))
+        result["unexpected_first"] = match.group(2)
     return result
 
 
@@ -66,4 +71,6 @@ def problems_of(run: dict) -> list[str]:
         found.append("socket errors " + ", ".join(f"{k} {v}" for k, v in errors.items() if v))
     if run.get("non_2xx"):
         found.append(f"{run['non_2xx']} non-2xx/3xx responses")
+    if run.get("unexpected"):
+        found.append(f"{run['unexpected']} responses failed arena.lua's checks, the first: {run.get('unexpected_first')}")
     return found

@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Text.Json;
 using System.Xml.Linq;
+using PlatformBenchmarks.Tests.Endpoints.HttpArena;
 using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Scenarios;
@@ -11,15 +12,27 @@ namespace PlatformBenchmarks.Tests.Scenarios;
 /// in-process server (the comparison), with two-second windows: when the test process is busy
 /// with the other tests, its accept queue can overflow, and a dropped connection attempt is retried by the kernel after
 /// one second, which can leave a one-second window without a single response: the method, the files it
-/// writes and its failure on a non-2xx response. It needs wrk, which run.sh installs (as root) when it is missing.
+/// writes and its failure on a non-2xx response; and HttpArena's profiles, through a proxy that records what wrk sends,
+/// over stand-in data written here. It needs wrk, which run.sh installs (as root) when it is missing.
 /// </summary>
 [Collection(SharedServer.Name)]
 [Trait(TestCategory.Name, TestCategory.System)]
 public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
 {
-    private readonly string _out = Directory.CreateTempSubdirectory("loadrun-test-").FullName;
+    // The files HttpArena's static profile asks for, in its order (requests/static-rotate.lua).
+    private static readonly string[] s_staticFiles =
+        ["reset.css", "layout.css", "theme.css", "components.css", "utilities.css", "analytics.js", "helpers.js", "app.js",
+         "vendor.js", "router.js", "header.html", "footer.html", "regular.woff2", "bold.woff2", "logo.svg", "icon-sprite.svg",
+         "hero.webp", "thumb1.webp", "thumb2.webp", "manifest.json"];
 
-    public void Dispose() => Directory.Delete(_out, recursive: true);
+    private readonly string _out = Directory.CreateTempSubdirectory("loadrun-test-").FullName;
+    private readonly string _data = Directory.CreateTempSubdirectory("loadrun-arena-data-").FullName;
+
+    public void Dispose()
+    {
+        Directory.Delete(_out, recursive: true);
+        Directory.Delete(_data, recursive: true);
+    }
 
     private Task<ProcessResult> RunAsync(string url, string tests, params string[] extra) =>
         ChildProcess.RunAsync("bash",
@@ -121,5 +134,208 @@ public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
         Assert.True(result.ExitCode == 1, result.ToString());
         Assert.Contains("FAILED", result.Error, StringComparison.Ordinal);
         Assert.Contains("answered 404", result.Error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task HttpArenasProfilesPutTheVenuesRequestsOnTheWireAndEachIsMeasured()
+    {
+        // This server over stand-in data, behind a proxy that records every request wrk sends through it.
+        var arena = new ArenaServer(WriteArenaData(Path.Join(_data, "data")));
+        await arena.InitializeAsync();
+        try
+        {
+            await using var proxy = new RecordingProxy(arena.Port);
+            ProcessResult result = await RunAsync($"arena=http://127.0.0.1:{proxy.Port}", "arena",
+                "--pid", Environment.ProcessId.ToString(CultureInfo.InvariantCulture), "--warmup", "1", "--primer", "1",
+                "--levels", "baseline=4;limited-conn=4;pipelined=4;json-arena=4;json-comp=4;upload=2;static=4;async-db=4");
+
+            Assert.True(result.ExitCode == 0, result.ToString());
+            Assert.Empty(proxy.Problems);
+            AssertMeasured(["baseline", "limited-conn", "pipelined", "json-arena", "json-comp", "upload", "static", "async-db"], [4, 4, 4, 4, 4, 2, 4, 4]);
+            AssertTheVenuesRequests(proxy.Requests);
+        }
+        finally
+        {
+            await arena.DisposeAsync();
+        }
+    }
+
+    /// <summary>Each test ran TFB's sequence with its level, every response counted and checked, and shows in the report.</summary>
+    private void AssertMeasured(string[] tests, int[] connections)
+    {
+        using var document = JsonDocument.Parse(File.ReadAllText(Path.Combine(_out, "results.json")));
+        JsonElement[] runs = [.. document.RootElement.GetProperty("runs").EnumerateArray()];
+        Assert.Equal(tests.SelectMany(test => new[] { $"{test} primer", $"{test} warmup", $"{test} level" }),
+            runs.Select(r => $"{r.GetProperty("test").GetString()} {r.GetProperty("phase").GetString()}"));
+        JsonElement[] levels = [.. runs.Where(r => r.GetProperty("phase").GetString() == "level")];
+        Assert.Equal(connections, levels.Select(r => r.GetProperty("connections").GetInt32()));
+        Assert.All(levels, run =>
+        {
+            Assert.True(run.GetProperty("rps").GetDouble() > 0);
+            Assert.Equal(0, run.GetProperty("non_2xx").GetInt32());
+            Assert.Equal(0, run.GetProperty("unexpected").GetInt32());
+            Assert.True(run.GetProperty("server_cpu_us_per_response").GetDouble() > 0, "the --pid's CPU time was not counted");
+            Assert.Equal(run.GetProperty("test").GetString() == "pipelined" ? 16 : 1, run.GetProperty("pipeline").GetInt32());
+        });
+        Assert.Empty(document.RootElement.GetProperty("failures").EnumerateArray());
+
+        string markdown = File.ReadAllText(Path.Combine(_out, "results.md"));
+        Assert.All(tests, test => Assert.Contains($"## {test}: every measurement", markdown, StringComparison.Ordinal));
+        string target = document.RootElement.GetProperty("targets")[0].GetProperty("name").GetString()!;
+        Assert.Equal(tests.Zip(connections, (test, level) => $"bar {target} {test} {level}"), ChartBars());
+    }
+
+    /// <summary>What HttpArena's profiles send (its docs, requests/ and load scripts), as the proxy saw it on the wire.</summary>
+    private static void AssertTheVenuesRequests(IReadOnlyDictionary<WireRequest, long> wire)
+    {
+        // The runner's first request of each test (Python's, which says so in its User-Agent; wrk sends none): the first
+        // of the test's mix, the upload with its body.
+        WireRequest[] first = [.. wire.Keys.Where(r => r.Field("User-Agent") is not null)];
+        Assert.Equal(8, first.Sum(r => wire[r]));
+        Assert.Equal(
+            ["GET /async-db?min=10&max=50&limit=5", "GET /baseline11?a=13&b=42", "GET /json/1?m=3", "GET /json/25?m=4",
+             "GET /pipeline", "GET /static/reset.css", "POST /upload"],
+            first.Select(r => $"{r.Method} {r.Target}").Distinct().Order(StringComparer.Ordinal));
+        Assert.Equal(512_000, first.Single(r => r.Target == "/upload").BodyLength);
+
+        WireRequest[] Sent(Func<WireRequest, bool> which) => [.. wire.Keys.Where(r => r.Field("User-Agent") is null && which(r))];
+        void AssertTargets(string[] expected, IEnumerable<WireRequest> requests) =>
+            Assert.Equal(expected.Order(StringComparer.Ordinal), requests.Select(r => r.Target).Distinct().Order(StringComparer.Ordinal));
+        double RequestsPerClose(IEnumerable<WireRequest> requests) =>
+            (double)requests.Sum(r => wire[r]) / Math.Max(1, requests.Where(r => r.Closes).Sum(r => wire[r]));
+
+        // wrk's Host and the venue's own headers only, none of TFB's; no other route.
+        Assert.All(Sent(_ => true), request =>
+        {
+            Assert.Null(request.Field("Accept"));
+            Assert.Matches("^/(baseline11|pipeline|json/|upload|static/|async-db)", request.Target);
+        });
+
+        // baseline and limited-conn: a GET, a POST with Content-Length and a chunked POST, each body 20; limited-conn asks
+        // the server to close after every 10th request, baseline never.
+        WireRequest[] baseline = Sent(r => r.Target == "/baseline11?a=13&b=42");
+        Assert.Equal(["GET length ", "POST chunked 20", "POST length 20"],
+            baseline.Select(r => $"{r.Method} {(r.Chunked ? "chunked" : "length")} {r.BodyStart}").Distinct().Order(StringComparer.Ordinal));
+        Assert.All(baseline.Where(r => r.Method == "POST" && !r.Chunked), r => Assert.Equal("2", r.Field("Content-Length")));
+        Assert.Contains(baseline, r => r.Closes);
+        Assert.True(RequestsPerClose(baseline) >= 8, "more closes than limited-conn's one in 10 requests");
+
+        Assert.NotEmpty(Sent(r => r.Target == "/pipeline"));
+
+        // json: its seven count and multiplier pairs, a new connection per 25 requests; json-comp: three of them, with its
+        // Accept-Encoding.
+        WireRequest[] json = Sent(r => r.Target.StartsWith("/json/", StringComparison.Ordinal) && r.Field("Accept-Encoding") is null);
+        AssertTargets(["/json/1?m=3", "/json/5?m=7", "/json/10?m=2", "/json/15?m=5", "/json/25?m=4", "/json/40?m=8", "/json/50?m=6"], json);
+        Assert.InRange(RequestsPerClose(json), 20, 32);
+        WireRequest[] compressed = Sent(r => r.Target.StartsWith("/json/", StringComparison.Ordinal) && r.Field("Accept-Encoding") is not null);
+        AssertTargets(["/json/25?m=4", "/json/40?m=8", "/json/50?m=6"], compressed);
+        Assert.All(compressed, r => Assert.Equal("gzip, br", r.Field("Accept-Encoding")));
+        Assert.InRange(RequestsPerClose(compressed), 20, 32);
+
+        // upload: 500 KiB, 2, 10 and 20 MiB bodies with their Content-Length, a new connection per 5.
+        WireRequest[] uploads = Sent(r => r.Target == "/upload");
+        Assert.Equal([512_000L, 2_097_152, 10_485_760, 20_971_520], uploads.Select(r => r.BodyLength).Distinct().Order());
+        Assert.All(uploads, r => Assert.Equal(r.BodyLength.ToString(CultureInfo.InvariantCulture), r.Field("Content-Length")));
+        Assert.InRange(RequestsPerClose(uploads), 4, 12);
+
+        // static: the venue's 20 files, each asked with its Accept-Encoding, on connections kept open.
+        WireRequest[] files = Sent(r => r.Target.StartsWith("/static/", StringComparison.Ordinal));
+        AssertTargets([.. s_staticFiles.Select(name => "/static/" + name)], files);
+        Assert.All(files, r => Assert.Equal("br;q=1, gzip;q=0.8", r.Field("Accept-Encoding")));
+        Assert.DoesNotContain(files, r => r.Closes);
+
+        // async-db: its five limits, a new connection per 25 requests.
+        WireRequest[] database = Sent(r => r.Target.StartsWith("/async-db", StringComparison.Ordinal));
+        AssertTargets(
+            ["/async-db?min=10&max=50&limit=5", "/async-db?min=10&max=50&limit=10", "/async-db?min=10&max=50&limit=20",
+             "/async-db?min=10&max=50&limit=35", "/async-db?min=10&max=50&limit=50"],
+            database);
+        Assert.InRange(RequestsPerClose(database), 20, 32);
+    }
+
+    [Fact]
+    public async Task ThisServerGetsHttpArenasDataFromArenaDataWhichMayNameACheckoutOfTheVenue()
+    {
+        string checkout = Path.Join(_data, "checkout");
+        string data = WriteArenaData(Path.Join(checkout, "data"));
+
+        ProcessResult result = await ChildProcess.RunAsync("bash",
+            ["scenarios/run.sh", "--no-build", "--arena-data", checkout, "--tests", "json-arena,static", "--levels", "json-arena=2;static=2",
+             "--out", _out, "--duration", "2", "--warmup", "1", "--primer", "1", "--no-pauses"],
+            TimeSpan.FromMinutes(5));
+
+        Assert.True(result.ExitCode == 0, result.ToString());
+        AssertMeasured(["json-arena", "static"], [2, 2]);
+        using var document = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "results.json")));
+        string[] banner = [.. document.RootElement.GetProperty("targets").EnumerateArray().Single().GetProperty("banner").EnumerateArray().Select(l => l.GetString()!)];
+        Assert.Contains(banner, line => line.Contains($"Dataset:    3 items from {Path.Join(data, "dataset.json")}", StringComparison.Ordinal));
+        Assert.Contains(banner, line => line.Contains("Static:", StringComparison.Ordinal) && line.TrimEnd().EndsWith(Path.Join(data, "static"), StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task AnHttpArenaTestWithoutItsDataFailsAtItsFirstRequestAndSaysWhatToGive()
+    {
+        var arena = new ArenaServer(Path.Join(_data, "nothing-here"));
+        await arena.InitializeAsync();
+        try
+        {
+            ProcessResult result = await RunAsync(arena.BaseAddress.ToString().TrimEnd('/'), "json-arena,static");
+
+            Assert.True(result.ExitCode == 1, result.ToString());
+            Assert.Contains("json-arena: GET " + arena.BaseAddress + "json/1?m=3 answered 503", result.Error, StringComparison.Ordinal);
+            Assert.Contains("static: GET " + arena.BaseAddress + "static/reset.css answered 404", result.Error, StringComparison.Ordinal);
+            Assert.Contains("give --arena-data DIR", result.Error, StringComparison.Ordinal);
+        }
+        finally
+        {
+            await arena.DisposeAsync();
+        }
+    }
+
+    [Theory]
+    [InlineData("expect=3,4", false)]
+    [InlineData("match=^3$", false)]
+    [InlineData("expect=4", true)]
+    [InlineData("encoding=gzip,br", true)]
+    public async Task ArenaLuaCountsEveryResponseThatFailsItsCheckAndTheRunnerReadsIt(string check, bool fails)
+    {
+        ProcessResult wrk = await ChildProcess.RunAsync("wrk",
+            ["-t", "1", "-c", "2", "-d", "1", server.BaseAddress.ToString(), "-s", "scenarios/arena.lua", "--", "get=/baseline11?a=1&b=2", check],
+            TimeSpan.FromMinutes(1));
+        ProcessResult parsed = await ChildProcess.RunAsync("python3", ["scenarios/loadrun", "parse-wrk"], TimeSpan.FromMinutes(1), wrk.Output);
+
+        Assert.True(wrk.ExitCode == 0, wrk.ToString());
+        JsonElement report = JsonDocument.Parse(parsed.Output).RootElement;
+        long requests = report.GetProperty("requests").GetInt64();
+        Assert.True(requests > 0, wrk.ToString());
+        if (fails)
+        {
+            Assert.Equal(requests, report.GetProperty("unexpected").GetInt64());
+            Assert.Equal("200 3", report.GetProperty("unexpected_first").GetString());
+        }
+        else
+        {
+            Assert.Equal(0, report.GetProperty("unexpected").GetInt64());
+        }
+    }
+
+    /// <summary>Stand-ins for HttpArena's data in <paramref name="folder"/>: a few items of its dataset, its static files' names.</summary>
+    private static string WriteArenaData(string folder)
+    {
+        Directory.CreateDirectory(Path.Join(folder, "static"));
+        File.WriteAllText(Path.Join(folder, "dataset.json"), TestDataset.Json);
+        foreach (string name in s_staticFiles)
+        {
+            File.WriteAllText(Path.Join(folder, "static", name), $"/* {name} */\n" + new string('x', 2000));
+        }
+
+        return folder;
+    }
+
+    /// <summary>This server, in the test process, with its HttpArena data in <paramref name="folder"/> and the test database.</summary>
+    private sealed class ArenaServer(string folder) : ServerFixture
+    {
+        protected override IReadOnlyList<string> Settings =>
+            ["--HttpArena:DatasetPath", Path.Join(folder, "dataset.json"), "--HttpArena:StaticPath", Path.Join(folder, "static")];
     }
 }
