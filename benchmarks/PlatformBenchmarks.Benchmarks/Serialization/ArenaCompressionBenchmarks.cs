@@ -30,7 +30,7 @@ public class ArenaCompressionBenchmarks
     private int _window;
 
     /// <summary>"brotli q{quality} w{window}" or "gzip {level}".</summary>
-    [Params("brotli q1 w16", "brotli q3 w16", "brotli q4 w16", "brotli q5 w16", "brotli q5 w22", "brotli q6 w16", "brotli q7 w16", "brotli q9 w16", "brotli q11 w16", "gzip 1", "gzip 6", "gzip 9")]
+    [Params("brotli q1 w16", "brotli q3 w16", "brotli q4 w16", "brotli q5 w16", "brotli q5 w22", "brotli q6 w16", "brotli q7 w16", "brotli q9 w16", "brotli q11 w16", "gzip 1", "gzip 4", "gzip 5", "gzip 6", "gzip 9")]
     public string Setting { get; set; } = "";
 
     [GlobalSetup]
