@@ -16,8 +16,6 @@ namespace PlatformBenchmarks.Benchmarks.Data;
 [BenchmarkCategory(Categories.Data)]
 public class DataCallBenchmarks : IDisposable
 {
-    private const string LocalConnectionString =
-        "Host=127.0.0.1;Port=5433;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass;SSL Mode=Disable";
 
     private Database _database = null!;
 
@@ -27,7 +25,7 @@ public class DataCallBenchmarks : IDisposable
     [GlobalSetup]
     public void Setup()
     {
-        string connectionString = Environment.GetEnvironmentVariable("ConnectionString") is { Length: > 0 } configured ? configured : LocalConnectionString;
+        string connectionString = Environment.GetEnvironmentVariable("ConnectionString") is { Length: > 0 } configured ? configured : DatabaseOptions.LocalConnectionString;
         _database = new Database(
             new DatabaseOptions { ConnectionString = connectionString, Multiplexing = Multiplexing },
             TimeProvider.System,

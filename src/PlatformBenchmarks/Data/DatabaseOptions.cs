@@ -26,6 +26,10 @@ internal sealed class DatabaseOptions
     public const string TfbConnectionString =
         "Server=tfb-database;Database=hello_world;User Id=benchmarkdbuser;Password=benchmarkdbpass;SSL Mode=Disable";
 
+    /// <summary>The local cluster <c>scripts/db.sh</c> runs, as its <c>connection-string</c> prints it: for tests and benchmarks.</summary>
+    internal const string LocalConnectionString =
+        "Host=127.0.0.1;Port=5433;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass;SSL Mode=Disable";
+
     // With multiplexing, 8 connections measured the least CPU per response on /db and /fortunes against 4 and 16, and
     // 4 starved /updates/20. Without multiplexing, 16, 32 and 64 were level within the noise; 32 is the middle
     // (scenarios/results/20261125-database-pool-size.md).

@@ -24,9 +24,6 @@ public enum Mode
 /// </summary>
 internal static class TestDatabase
 {
-    public const string LocalConnectionString =
-        "Host=127.0.0.1;Port=5433;Database=hello_world;Username=benchmarkdbuser;Password=benchmarkdbpass;SSL Mode=Disable";
-
     private static readonly Lazy<Database>[] s_shared = Enum.GetValues<Mode>().Select(mode => new Lazy<Database>(() => Create(mode))).ToArray();
 
     private static readonly Lazy<NpgsqlDataSource> s_direct = new(() => NpgsqlDataSource.Create(ConnectionString));
@@ -43,7 +40,7 @@ internal static class TestDatabase
     };
 
     public static string ConnectionString
-        => Environment.GetEnvironmentVariable("ConnectionString") is { Length: > 0 } configured ? configured : LocalConnectionString;
+        => Environment.GetEnvironmentVariable("ConnectionString") is { Length: > 0 } configured ? configured : DatabaseOptions.LocalConnectionString;
 
     /// <param name="extraKeywords">Npgsql keywords appended to the connection string, e.g. <c>"Timeout=60"</c>.</param>
     public static DatabaseOptions Options(Mode mode, string extraKeywords = "") => new()
