@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the server in Release on port 8080 (or as given), with the local PostgreSQL started (and provisioned and
-# seeded on first use) by scripts/db.sh. Extra arguments go to the server, e.g. --urls http://127.0.0.1:9090.
+# seeded on first use) by scripts/db.sh, and libdeflate installed when run as root. Extra arguments go to the server,
+# e.g. --urls http://127.0.0.1:9090.
 # --help (or -h) prints the server's settings, and starts neither PostgreSQL nor the server.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -11,5 +12,11 @@ for argument in "$@"; do
     fi
 done
 bash "$root/scripts/db.sh" start
+# libdeflate writes the gzip bodies of /json/{count} (HttpArena:Gzip); without root it is not installed, and the
+# server falls back to System.IO.Compression, which its banner names.
+source "$root/scripts/lib/packages.sh"
+if [[ $(id -u) -eq 0 ]]; then
+    require_library libdeflate.so.0 libdeflate0 run.sh
+fi
 connection_string="$(bash "$root/scripts/db.sh" connection-string)"
 exec dotnet run -c Release --project "$root/src/PlatformBenchmarks" -- --ConnectionString "$connection_string" "$@"

@@ -26,6 +26,8 @@ scripts/db.sh start
 # than in the middle of the test run.
 source scripts/lib/packages.sh
 require_command wrk wrk test.sh
+# The gzip tests of the json-compressed route need libdeflate (LibDeflateTests); the server falls back without it.
+require_library libdeflate.so.0 libdeflate0 test.sh
 # The tests read ConnectionString; point them at the cluster just started unless told otherwise.
 ConnectionString="${ConnectionString:-$(scripts/db.sh connection-string)}"
 export ConnectionString

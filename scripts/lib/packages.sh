@@ -20,6 +20,17 @@ require_command() {
         || { printf '%s: apt-get install %s failed\n' "$label" "$package" >&2; exit 2; }
 }
 
+# require_library SONAME PACKAGE [LABEL]: installs PACKAGE when the dynamic loader cannot find SONAME; exits 2 when that
+# is impossible.
+require_library() {
+    local soname="$1" package="$2" label="${3:-${0##*/}}"
+    ldconfig -p | grep -F "$soname" > /dev/null && return 0
+    [[ $(id -u) -eq 0 ]] || { printf '%s: %s is not installed; as root this script installs it (apt-get install %s)\n' \
+        "$label" "$soname" "$package" >&2; exit 2; }
+    install_package "$package" "$label" \
+        || { printf '%s: apt-get install %s failed\n' "$label" "$package" >&2; exit 2; }
+}
+
 # The Accept header TFB's load generator sends for a route: plaintext's prefers text/plain, every other test's JSON.
 tfb_accept() {
     case "$1" in

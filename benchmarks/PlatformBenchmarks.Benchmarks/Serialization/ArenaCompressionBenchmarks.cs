@@ -13,31 +13,37 @@ namespace PlatformBenchmarks.Benchmarks.Serialization;
 
 /// <summary>
 /// Compressing HttpArena's json-compressed bodies (the venue's three: 25 items × 4, 40 × 8, 50 × 6, one per call in
-/// turn) at each Brotli quality and window and each gzip level, to choose levels by the venue's score, requests/s ×
+/// turn) at each Brotli quality and window and each gzip level of System.IO.Compression and of libdeflate (when the system
+/// has it), to choose the library and levels by the venue's score, requests/s ×
 /// (smallest body / our body)². The time per call is BenchmarkDotNet's; the summary's <c>Bytes</c> column is the
 /// setting's mean compressed size, computed by the host from the same bodies.
 /// </summary>
 [MemoryDiagnoser]
 [Config(typeof(SizeConfig))]
 [BenchmarkCategory(Categories.Serialization)]
-public class ArenaCompressionBenchmarks
+public class ArenaCompressionBenchmarks : IDisposable
 {
     private byte[][] _bodies = [];
     private byte[] _destination = [];
     private int _next;
     private int _gzipLevel = -1;
+    private LibDeflate.GzipCompressor? _libDeflate;
     private int _quality;
     private int _window;
 
-    /// <summary>"brotli q{quality} w{window}" or "gzip {level}".</summary>
-    [Params("brotli q1 w16", "brotli q3 w16", "brotli q4 w16", "brotli q5 w16", "brotli q5 w22", "brotli q6 w16", "brotli q7 w16", "brotli q9 w16", "brotli q11 w16", "gzip 1", "gzip 4", "gzip 5", "gzip 6", "gzip 9")]
+    /// <summary>"brotli q{quality} w{window}", "gzip {level}" (System.IO.Compression) or "libdeflate {level}".</summary>
+    [Params("brotli q1 w16", "brotli q3 w16", "brotli q4 w16", "brotli q5 w16", "brotli q5 w22", "brotli q6 w16", "brotli q7 w16", "brotli q9 w16", "brotli q11 w16", "gzip 1", "gzip 4", "gzip 5", "gzip 6", "gzip 9", "libdeflate 1", "libdeflate 4", "libdeflate 5", "libdeflate 6", "libdeflate 7", "libdeflate 9")]
     public string Setting { get; set; } = "";
 
     [GlobalSetup]
     public void Setup()
     {
         string[] parts = Setting.Split(' ');
-        if (parts[0] == "gzip")
+        if (parts[0] == "libdeflate")
+        {
+            _libDeflate = new LibDeflate.GzipCompressor(int.Parse(parts[1], System.Globalization.CultureInfo.InvariantCulture));
+        }
+        else if (parts[0] == "gzip")
         {
             _gzipLevel = int.Parse(parts[1], System.Globalization.CultureInfo.InvariantCulture);
         }
@@ -49,6 +55,26 @@ public class ArenaCompressionBenchmarks
 
         _bodies = Bodies();
         _destination = new byte[BrotliEncoder.GetMaxCompressedLength(_bodies.Max(body => body.Length)) + 1024];
+        if (_libDeflate is not null)
+        {
+            FixtureCheck.That(_libDeflate.MaxCompressedLength(_bodies.Max(body => body.Length)) <= _destination.Length, "libdeflate's bound fits the destination");
+        }
+    }
+
+    /// <summary>Frees the libdeflate compressor. BenchmarkDotNet derives from benchmark classes, so this one is not sealed.</summary>
+    [GlobalCleanup]
+    public void Dispose()
+    {
+        Dispose(disposing: true);
+        GC.SuppressFinalize(this);
+    }
+
+    protected virtual void Dispose(bool disposing)
+    {
+        if (disposing)
+        {
+            _libDeflate?.Dispose();
+        }
     }
 
     /// <summary>The venue's three bodies, uncompressed.</summary>
@@ -68,6 +94,8 @@ public class ArenaCompressionBenchmarks
         {
             total += benchmark.Compress();
         }
+
+        benchmark.Dispose();
 
         return (int)(total / benchmark._bodies.Length);
     }
@@ -111,6 +139,11 @@ public class ArenaCompressionBenchmarks
     {
         byte[] body = _bodies[_next];
         _next = (_next + 1) % _bodies.Length;
+        if (_libDeflate is not null)
+        {
+            return _libDeflate.Compress(body, _destination);
+        }
+
         if (_gzipLevel >= 0)
         {
             using var output = new MemoryStream(_destination, writable: true);

@@ -36,6 +36,7 @@ internal static class Banner
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Cache:      {cache.Description}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Dataset:    {services.GetRequiredService<HttpArenaRoutes>().Dataset.Description}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Static:     {services.GetRequiredService<StaticFiles>().Describe()}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Compress:   {services.GetRequiredService<HttpArenaRoutes>().Compression.Description}");
         Console.Out.Write(text.ToString());
         Console.Out.Flush();
     }

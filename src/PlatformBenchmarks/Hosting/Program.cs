@@ -109,7 +109,7 @@ internal static class Program
         builder.Services.AddSingleton(services =>
         {
             HttpArenaOptions arena = services.GetRequiredService<IOptions<HttpArenaOptions>>().Value;
-            return new HttpArenaRoutes(Dataset.Load(arena.DatasetPath), arena.MaxUploadSize, services.GetRequiredService<StaticFiles>());
+            return new HttpArenaRoutes(Dataset.Load(arena.DatasetPath), arena.MaxUploadSize, services.GetRequiredService<StaticFiles>(), new ResponseCompression(arena.Gzip));
         });
 
         builder.WebHost.ConfigureKestrel(options =>

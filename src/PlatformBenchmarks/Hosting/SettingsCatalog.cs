@@ -82,6 +82,7 @@ internal static class SettingsCatalog
             new("HttpArena:DatasetPath", arena.DatasetPath, "the dataset /json/{count} serves, read at start-up (503 while it cannot be read)"),
             new("HttpArena:MaxUploadSize", Text(arena.MaxUploadSize), "largest body POST /upload takes, in place of Http:MaxRequestBodySize (413 beyond)"),
             new("HttpArena:StaticPath", arena.StaticPath, "the directory GET /static/{file} serves (an absolute path; missing: every file is a 404)"),
+            new("HttpArena:Gzip", arena.Gzip.ToString(), "what writes gzip bodies: libdeflate when it loads (Auto), libdeflate or no start (LibDeflate), System.IO.Compression (Runtime)") { Choices = Enum.GetNames<GzipLibrary>() },
             new("Logging:LogLevel:Default", "Warning", "console log level (any key under Logging is the host's)"),
         ];
     }

@@ -98,6 +98,35 @@ internal sealed class DatasetItem
     public required string[] Tags { get; init; }
 
     public required DatasetRating Rating { get; init; }
+
+    /// <summary>
+    /// The string members as the JSON writer's encoded text (UTF-8, escaped), made on first use and kept: every response
+    /// still writes every member, but the same strings are not transcoded and escape-checked again for each one
+    /// (docs/decisions/0003-httparena-json-and-compression.md).
+    /// </summary>
+    [JsonIgnore]
+    public DatasetItemText Text => _text ??= new DatasetItemText(this);
+
+    // A reference, so that threads racing to make it each see a whole one.
+    private DatasetItemText? _text;
+}
+
+/// <summary>An item's strings as <see cref="JsonEncodedText"/>, the form <see cref="Utf8JsonWriter"/> writes without re-encoding.</summary>
+internal sealed class DatasetItemText
+{
+    public DatasetItemText(DatasetItem item)
+    {
+        Name = JsonEncodedText.Encode(item.Name);
+        Category = JsonEncodedText.Encode(item.Category);
+        Tags = [.. item.Tags.Select(tag => JsonEncodedText.Encode(tag))];
+    }
+
+    public JsonEncodedText Name { get; }
+
+    public JsonEncodedText Category { get; }
+
+    [System.Diagnostics.CodeAnalysis.SuppressMessage("Performance", "CA1819", Justification = "Read-only data made once; an array is what the writer walks fastest.")]
+    public JsonEncodedText[] Tags { get; }
 }
 
 internal sealed class DatasetRating

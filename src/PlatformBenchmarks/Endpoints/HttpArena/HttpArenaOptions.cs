@@ -29,6 +29,9 @@ internal sealed class HttpArenaOptions
 
     /// <summary>The directory <c>GET /static/{file}</c> serves. It may be missing: every file is then a 404.</summary>
     public string StaticPath { get; set; } = DefaultStaticPath;
+
+    /// <summary>The library that writes gzip bodies: libdeflate when the system has it, unless told otherwise.</summary>
+    public GzipLibrary Gzip { get; set; } = GzipLibrary.Auto;
 }
 
 /// <summary>Refuses settings the routes cannot work with, naming the key.</summary>
@@ -52,6 +55,11 @@ internal sealed class HttpArenaOptionsValidator : IValidateOptions<HttpArenaOpti
         if (string.IsNullOrWhiteSpace(options.StaticPath) || options.StaticPath.Contains('\0', StringComparison.Ordinal) || !Path.IsPathFullyQualified(options.StaticPath))
         {
             failures.Add($"Configuration 'HttpArena:StaticPath' must be an absolute directory path, not '{options.StaticPath}'.");
+        }
+
+        if (options.Gzip == GzipLibrary.LibDeflate && !LibDeflate.IsAvailable)
+        {
+            failures.Add($"Configuration 'HttpArena:Gzip' is LibDeflate, but {LibDeflate.LoadFailure}; Auto falls back to System.IO.Compression.");
         }
 
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);

@@ -11,11 +11,12 @@ namespace PlatformBenchmarks.Endpoints.HttpArena;
 /// </summary>
 internal sealed partial class HttpArenaRoutes
 {
-    public HttpArenaRoutes(Dataset dataset, long maxUploadSize, StaticFiles? files = null)
+    public HttpArenaRoutes(Dataset dataset, long maxUploadSize, StaticFiles? files = null, ResponseCompression? compression = null)
     {
         Dataset = dataset;
         MaxUploadSize = maxUploadSize;
         Files = files;
+        Compression = compression ?? ResponseCompression.Default;
     }
 
     /// <summary>Routes without a dataset, as a router built without settings (a test's <c>default</c>) has.</summary>
@@ -28,6 +29,9 @@ internal sealed partial class HttpArenaRoutes
     public static IReadOnlyList<string> StaticAndDatabaseForms { get; } = ["/static/{file}", "/async-db?min={min}&max={max}&limit={limit}"];
 
     public Dataset Dataset { get; }
+
+    /// <summary>What compresses <c>/json/{count}</c>'s answers.</summary>
+    public ResponseCompression Compression { get; }
 
     /// <summary>The directory <c>/static/{file}</c> serves; null when none is configured (every file is then a 404).</summary>
     public StaticFiles? Files { get; }
@@ -105,7 +109,7 @@ internal sealed partial class HttpArenaRoutes
                 response.Write(HttpStatus.Ok, HttpResponse.TextPlain, Ok);
                 return default;
             case Route.Json when read:
-                JsonItems.Answer(request, response, Dataset);
+                JsonItems.Answer(request, response, Dataset, Compression);
                 return default;
             case Route.Upload when method == HttpMethod.Post:
                 return Upload.CountAsync(request.Body, response);

@@ -18,7 +18,7 @@ internal static class JsonItems
     public static bool Matches(ReadOnlySpan<byte> path)
         => path.Length > Prefix.Length && path.StartsWith(Prefix) && !path[Prefix.Length..].Contains((byte)'/');
 
-    public static void Answer(HttpRequest request, HttpResponse response, Dataset dataset)
+    public static void Answer(HttpRequest request, HttpResponse response, Dataset dataset, ResponseCompression compression)
     {
         if (!dataset.IsAvailable)
         {
@@ -52,6 +52,6 @@ internal static class JsonItems
         ContentCoding coding = AcceptEncoding.Read(request).Choose(brotliAvailable: true, gzipAvailable: true, preferred: ContentCoding.Gzip);
         DatasetItem[] items = dataset.Items;
         ItemsJson.Write(response.StartJson(), items.AsSpan(0, (int)Math.Min(count, items.Length)), multiplier);
-        ResponseCompression.Write(response, Json.ContentType, response.BufferedBody, coding);
+        compression.Write(response, Json.ContentType, response.BufferedBody, coding);
     }
 }

@@ -32,6 +32,6 @@ internal static class TestDataset
     }
 
     /// <summary>The server's router over this dataset. The database routes are never asked here, so it has no database.</summary>
-    public static Router Router(Dataset? dataset = null, long maxUploadSize = HttpArenaOptions.DefaultMaxUploadSize)
-        => new(null!, null!, new HttpArenaRoutes(dataset ?? Load(Json), maxUploadSize));
+    public static Router Router(Dataset? dataset = null, long maxUploadSize = HttpArenaOptions.DefaultMaxUploadSize, ResponseCompression? compression = null)
+        => new(null!, null!, new HttpArenaRoutes(dataset ?? Load(Json), maxUploadSize, compression: compression));
 }
