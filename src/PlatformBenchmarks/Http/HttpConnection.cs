@@ -74,6 +74,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
         {
             _requestTimeout?.Dispose();
             _parser.ReleaseScratch();
+            _response.ReleaseBodyBuffer();
             await _input.CompleteAsync();
             await _output.CompleteAsync();
         }

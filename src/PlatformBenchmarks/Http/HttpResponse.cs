@@ -11,19 +11,15 @@ namespace PlatformBenchmarks.Http;
 /// from the body actually written, and Connection when persistence needs saying. Nothing is stored as a whole
 /// response or header block. The connection flushes once per read; this type never flushes.
 /// </summary>
-[System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "The JSON writer holds only managed buffers and lives as long as the connection.")]
 internal sealed partial class HttpResponse
 {
-    private const int InitialBodyCapacity = 4096;
-
     // Kestrel's transport hands out 4 KiB blocks; asking for more than one block in one span costs a fallback buffer.
     // A head is well under 1 KiB, so a body up to 3 KiB goes into the same span as its head.
     private const int LargeBodyThreshold = 3 * 1024;
 
     private readonly PipeWriter _output;
     private readonly DateHeader _date;
-    private ArrayBufferWriter<byte>? _body;
-    private Utf8JsonWriter? _json;
+    private ResponseBodyBuffer? _body;
     private bool _keepAlive;
     private bool _isHead;
     private bool _isHttp10;
@@ -64,35 +60,25 @@ internal sealed partial class HttpResponse
     // of the straight path measured level with the copy, and the real one would also fill in Content-Length after the
     // body, so the copy stays and keeps the head exact (docs/decisions/0008-measured-code-choices.md).
     /// <summary>A reusable buffer for a body whose length is known only once it is written; emptied here.</summary>
-    public IBufferWriter<byte> StartBody()
-    {
-        ArrayBufferWriter<byte> body = _body ??= new ArrayBufferWriter<byte>(InitialBodyCapacity);
-        body.ResetWrittenCount();
-        return body;
-    }
+    public IBufferWriter<byte> StartBody() => (_body ??= ResponseBodyBuffer.Rent()).Start();
 
     /// <summary>A reusable JSON writer over the body buffer (see <see cref="StartBody"/>).</summary>
-    public Utf8JsonWriter StartJson()
-    {
-        IBufferWriter<byte> body = StartBody();
-        if (_json is null)
-        {
-            // The serializer only writes well-formed JSON; the writer's own validation would check it a second time.
-            _json = new Utf8JsonWriter(body, new JsonWriterOptions { SkipValidation = true });
-        }
-        else
-        {
-            _json.Reset(body);
-        }
+    public Utf8JsonWriter StartJson() => (_body ??= ResponseBodyBuffer.Rent()).StartJson();
 
-        return _json;
+    /// <summary>Gives the body buffer back when the connection ends; a later body would take another.</summary>
+    internal void ReleaseBodyBuffer()
+    {
+        if (_body is not null)
+        {
+            ResponseBodyBuffer.Return(_body);
+            _body = null;
+        }
     }
 
     /// <summary>Sends what was written through <see cref="StartBody"/> or <see cref="StartJson"/> as the body.</summary>
     public void WriteBuffered(HttpStatus status, ReadOnlySpan<byte> contentType)
     {
-        _json?.Flush();
-        Write(status, contentType, _body is null ? default : _body.WrittenSpan);
+        Write(status, contentType, _body is null ? default : _body.Written);
     }
 
     /// <summary>Sends a complete response with <paramref name="body"/>.</summary>
@@ -111,8 +97,7 @@ internal sealed partial class HttpResponse
     {
         get
         {
-            _json?.Flush();
-            return _body is null ? default : _body.WrittenSpan;
+            return _body is null ? default : _body.Written;
         }
     }
 
