@@ -7,8 +7,8 @@ using PlatformBenchmarks.Transport.Interop;
 namespace PlatformBenchmarks.Transport.IoUring;
 
 /// <summary>
-/// The io_uring kind of <see cref="TransportLoop"/>: one ring per thread. The listener has one accept in flight, armed
-/// again as each completes (not multishot: out of descriptors, the kernel retries a multishot accept at once for as
+/// The io_uring kind of <see cref="TransportLoop"/>: one ring per thread. The listener has a few accepts in flight, each
+/// armed again as it completes (not multishot: out of descriptors, the kernel retries a multishot accept at once for as
 /// long as a connection waits in the backlog, and floods the completion queue before the loop can stop it). Each
 /// connection has one multishot receive armed while it wants input (the kernel completes it into a buffer it picks
 /// from <see cref="ProvidedBufferRing"/> each time data arrives, with no re-arming) and at most one send in flight; a
@@ -32,6 +32,11 @@ internal sealed class IoUringLoop : TransportLoop
 
     private const int ReceiveBuffers = 1024;
 
+    // An accept completes at most once per turn, and a turn under load serves hundreds of requests: with one accept in
+    // flight, clients that reconnect every few requests (HttpArena's profiles) queued in the backlog for hundreds of
+    // milliseconds. Several in flight accept that many connections per turn (docs/decisions/0008-measured-code-choices.md).
+    internal const int AcceptsInFlight = 16;
+
     private static readonly TimeSpan AcceptBackOff = TimeSpan.FromMilliseconds(100);
 
     private readonly Ring _ring;
@@ -41,7 +46,7 @@ internal sealed class IoUringLoop : TransportLoop
     private readonly List<Slot> _slots = [];
     private readonly Stack<int> _freeSlots = new();
     private int _listenFd;
-    private bool _accepting;
+    private int _accepting;
     private bool _enabled;
     private bool _draining;
 
@@ -242,13 +247,14 @@ internal sealed class IoUringLoop : TransportLoop
             return;
         }
 
-        if (_accepting)
+        if (_accepting > 0)
         {
-            // The armed accept holds the listening socket open: cancel it, and submit now, so the port is released
+            // The armed accepts hold the listening socket open: cancel them all, and submit now, so the port is released
             // before the close below rather than at the next turn.
             Libc.SubmissionEntry* entry = _ring.Next();
             entry->Opcode = Libc.IORING_OP_ASYNC_CANCEL;
             entry->Fd = -1;
+            entry->OpFlags = Libc.IORING_ASYNC_CANCEL_ALL;
             entry->Address = UserData(Operation.Accept, 0);
             entry->UserData = UserData(Operation.Cancel, uint.MaxValue);
             _inFlight++;
@@ -358,19 +364,22 @@ internal sealed class IoUringLoop : TransportLoop
 
     private unsafe void ArmAccept()
     {
-        if (_listenFd < 0 || _accepting || Stopping)
+        if (_listenFd < 0 || Stopping)
         {
             return;
         }
 
-        Libc.SubmissionEntry* entry = _ring.Next();
-        entry->Opcode = Libc.IORING_OP_ACCEPT;
-        entry->Fd = _listenFd;
-        // Blocking sockets: io_uring waits for readiness itself, and the few direct calls (shutdown, close) never block.
-        entry->OpFlags = Libc.SOCK_CLOEXEC;
-        entry->UserData = UserData(Operation.Accept, 0);
-        _accepting = true;
-        _inFlight++;
+        while (_accepting < AcceptsInFlight)
+        {
+            Libc.SubmissionEntry* entry = _ring.Next();
+            entry->Opcode = Libc.IORING_OP_ACCEPT;
+            entry->Fd = _listenFd;
+            // Blocking sockets: io_uring waits for readiness itself, and the few direct calls (shutdown, close) never block.
+            entry->OpFlags = Libc.SOCK_CLOEXEC;
+            entry->UserData = UserData(Operation.Accept, 0);
+            _accepting++;
+            _inFlight++;
+        }
     }
 
     private void Reap()
@@ -522,7 +531,7 @@ internal sealed class IoUringLoop : TransportLoop
 
     private unsafe void AcceptCompleted(int result)
     {
-        _accepting = false;
+        _accepting--;
         if (result >= 0)
         {
             if (_listenFd < 0 || Stopping)
