@@ -101,7 +101,8 @@ internal sealed class DatasetItem
 
     /// <summary>
     /// The string members as the JSON writer's encoded text (UTF-8, escaped), made on first use and kept: every response
-    /// still writes every member, but the same strings are not transcoded and escape-checked again for each one
+    /// still writes every member, but the same strings are not transcoded and escape-checked again for each one. HttpArena's
+    /// json rules forbid pre-serialised responses; this keeps input values, not any part of a response
     /// (docs/decisions/0003-httparena-json-and-compression.md).
     /// </summary>
     [JsonIgnore]

@@ -74,11 +74,7 @@ internal static partial class LibDeflate
             {
                 throw new InvalidOperationException($"libdeflate could not allocate a compressor at level {level} (out of memory).");
             }
-
-            Level = level;
         }
-
-        public int Level { get; }
 
         /// <summary>The most bytes <see cref="Compress"/> can write for <paramref name="length"/> input bytes, header and trailer included.</summary>
         public int MaxCompressedLength(int length) => checked((int)GzipCompressBound(_handle, (nuint)length));
