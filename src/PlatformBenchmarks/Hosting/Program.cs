@@ -140,7 +140,7 @@ internal static class Program
         {
             TransportChoice choice = TransportChooser.Choose(services.GetRequiredService<IOptions<LinuxTransportOptions>>().Value.Kind);
             // Kestrel asks for the choice before it binds, and the database connects later still: no socket exists yet.
-            SocketCompletions.Configure(choice.Kind);
+            SocketCompletions.Configure();
             return choice;
         });
         builder.WebHost.UseSockets();
