@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the build stage of the TFB dockerfiles without Docker, then smoke-tests what it produced.
+# Runs the build stage of the TFB dockerfiles and of the HttpArena entry's without Docker, then smoke-tests what it
+# produced.
 #
-#   docker/verify-publish.sh [jit|aot|all]     (default: all)
+#   docker/verify-publish.sh [jit|aot|httparena|all]     (default: all)
 #
 # For each dockerfile it reads the first stage and replays it on this machine: COPY lines copy the same files
 # from the repository (what git tracks or would track, so bin/ and obj/ stay out as .dockerignore keeps them out
@@ -11,9 +12,12 @@
 # error, so a dockerfile cannot drift away from what this script checks. It then checks that the runtime stage's
 # base image can run what was published (the aspnet image: a framework-dependent app on at most the .NET and ASP.NET
 # Core frameworks of its version; runtime-deps: a self-contained native executable) and that no debug symbols would
-# be copied into the image. Last, it starts the published server the way ENTRYPOINT does, with the listen port that
-# benchmark_config.json gives the test moved to a free loopback port, and requires 200 and the TFB body from
-# /plaintext and /json.
+# be copied into the image. The runtime stage may install Debian packages too; those are installed here when missing,
+# so that the smoke run has what the image has. Last, it starts the published server the way ENTRYPOINT does, with
+# the listen port (benchmark_config.json's for a TFB test, 8080 for HttpArena) moved to a free loopback port, and
+# requires 200 and the expected body from /plaintext and /json (TFB) or /pipeline and /baseline11 (HttpArena).
+# The HttpArena dockerfile is built from a checkout of the venue whose frameworks/platformbenchmarks/ holds this
+# repository's files (docker/httparena/README.md), so its COPY sources are read from here without that prefix.
 #
 # On two cores jit takes 10-60 s and aot about 40 s (the ILCompiler and the native link), more the first time, while
 # NuGet downloads the ILCompiler and NativeAOT runtime packages.
@@ -22,6 +26,11 @@ set -euo pipefail
 
 readonly ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly TFB_DIR="$ROOT/docker/tfb"
+readonly ARENA_DOCKERFILE="$ROOT/docker/httparena/Dockerfile"
+# HttpArena's validate.sh and load generator connect to every entry on port 8080.
+readonly ARENA_PORT=8080
+# The build context's folder that holds this repository, for the dockerfile being replayed ('' for TFB's).
+context_prefix=""
 
 say() { printf 'verify-publish: %s\n' "$*" >&2; }
 die() { printf 'verify-publish: error: %s\n' "$*" >&2; exit 1; }
@@ -43,6 +52,10 @@ replay_copy() {
     local dest="${!#}" target src file
     [[ $dest == /* ]] && target="$fs$dest" || target="$fs$workdir/$dest"
     for src in "${@:1:$#-1}"; do
+        if [[ -n $context_prefix ]]; then
+            [[ $src == "$context_prefix"* ]] || die "COPY source '$src' is outside $context_prefix, where the repository sits in the context"
+            src="${src#"$context_prefix"}"
+        fi
         [[ -e "$ROOT/$src" ]] || die "COPY source '$src' does not exist in the repository"
         if [[ -d "$ROOT/$src" ]]; then
             while IFS= read -r file; do
@@ -69,11 +82,11 @@ replay_apt() {
         esac
     done
     if ((${#missing[@]} == 0)); then
-        say "apt packages of the build stage already installed"
+        say "the packages its apt-get installs are installed here already"
         return
     fi
-    [[ $(id -u) -eq 0 ]] || die "the build stage installs ${missing[*]}: run as root or install them"
-    say "installing ${missing[*]} (the build stage's apt-get install)"
+    [[ $(id -u) -eq 0 ]] || die "the dockerfile installs ${missing[*]}: run as root or install them"
+    say "installing ${missing[*]} (the dockerfile's apt-get install)"
     DEBIAN_FRONTEND=noninteractive apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
 }
@@ -159,9 +172,22 @@ PY
     esac
 }
 
+# GET <url> and require "<status> <body>"; says what came and returns 1 when it differs.
+expect_get() {
+    local url="$1" expected="$2" path answer
+    path="${url#http://*/}"
+    answer="$(http_get "$url")"
+    if [[ $answer == "$expected" ]]; then
+        say "/$path: $answer"
+    else
+        say "/$path answered: $answer"
+        return 1
+    fi
+}
+
 smoke() {
-    local dir="$1" entrypoint="$2" log="$3" listen="$4"
-    local port argv=() arg pid i answer
+    local variant="$1" dir="$2" entrypoint="$3" log="$4" listen="$5"
+    local port argv=() arg pid i
     port="$(free_port)"
     [[ $entrypoint == *"\"http://*:$listen\""* ]] || die "ENTRYPOINT does not listen on http://*:$listen, the port benchmark_config.json names: $entrypoint"
     while IFS= read -r arg; do
@@ -176,14 +202,17 @@ smoke() {
         sleep 0.2
     done
     grep -q 'Application started\.' "$log" || { kill "$pid"; cat "$log" >&2; die "no 'Application started.' within 30 s"; }
-    local failed=0
-    answer="$(http_get "http://127.0.0.1:$port/plaintext")"
-    [[ $answer == "200 Hello, World!" ]] && say "/plaintext: $answer" || { say "/plaintext answered: $answer"; failed=1; }
-    answer="$(http_get "http://127.0.0.1:$port/json")"
-    [[ $answer == '200 {"message":"Hello, World!"}' ]] && say "/json: $answer" || { say "/json answered: $answer"; failed=1; }
+    local failed=0 base="http://127.0.0.1:$port"
+    if [[ $variant == httparena ]]; then
+        expect_get "$base/pipeline" "200 ok" || failed=1
+        expect_get "$base/baseline11?a=13&b=29" "200 42" || failed=1
+    else
+        expect_get "$base/plaintext" "200 Hello, World!" || failed=1
+        expect_get "$base/json" '200 {"message":"Hello, World!"}' || failed=1
+    fi
     kill -TERM "$pid"
     wait "$pid" || true
-    sed -n '/^PlatformBenchmarks /,/^  Routes:/p' "$log" | sed 's/^/    /' >&2 # the server's start-up banner
+    sed -n '/^PlatformBenchmarks /,/^  Compress:/p' "$log" | sed 's/^/    /' >&2 # the server's start-up banner, to its last line
     ((failed == 0)) || die "smoke requests failed"
 }
 
@@ -191,7 +220,13 @@ verify() {
     local variant="$1" dockerfile="$2"
     [[ -f $dockerfile ]] || die "$dockerfile not found"
     local scratch fs stage=0 workdir=/ line keyword rest runtime_from="" entrypoint="" runtime_workdir=/ runtime_image="" listen
-    listen="$(config_port "$dockerfile")" || die "$(basename "$dockerfile") is not the dockerfile of a test in benchmark_config.json"
+    if [[ $variant == httparena ]]; then
+        listen=$ARENA_PORT
+        context_prefix="frameworks/platformbenchmarks/"
+    else
+        listen="$(config_port "$dockerfile")" || die "$(basename "$dockerfile") is not the dockerfile of a test in benchmark_config.json"
+        context_prefix=""
+    fi
     scratch="$(mktemp -d "${TMPDIR:-/tmp}/verify-publish-$variant.XXXXXX")"
     fs="$scratch/fs"
     mkdir -p "$fs"
@@ -226,6 +261,11 @@ verify() {
                 read -r _ runtime_from _ <<< "$rest"
                 ;;
             2:WORKDIR) runtime_workdir="$rest" ;;
+            2:RUN)
+                # Only package installs: anything else would change the image in ways this script cannot check.
+                [[ $rest == apt-get\ * ]] || die "unsupported runtime step (only apt-get is replayed): $line"
+                replay_apt "$rest"
+                ;;
             2:ENTRYPOINT) entrypoint="$rest" ;;
             2:ENV)
                 # The runtime settings apply to the smoke run too (ConnectionString included: nothing connects yet).
@@ -246,7 +286,7 @@ verify() {
     symbols="$(find "$fs$runtime_from" \( -name '*.dbg' -o -name '*.pdb' \) | head -n 3)"
     [[ -z $symbols ]] || die "symbol files would be copied into the image: $symbols"
     check_runtime_image "$runtime_image" "$fs$runtime_from" "$entrypoint"
-    smoke "$fs$runtime_from" "$entrypoint" "$scratch/server.log" "$listen"
+    smoke "$variant" "$fs$runtime_from" "$entrypoint" "$scratch/server.log" "$listen"
     say "== $variant: OK"
     rm -rf "$scratch"
 }
@@ -258,12 +298,14 @@ main() {
     case "$which" in
         jit) verify jit "$TFB_DIR/platformbenchmarks.dockerfile" ;;
         aot) verify aot "$TFB_DIR/platformbenchmarks-aot.dockerfile" ;;
+        httparena) verify httparena "$ARENA_DOCKERFILE" ;;
         all)
             verify jit "$TFB_DIR/platformbenchmarks.dockerfile"
             verify aot "$TFB_DIR/platformbenchmarks-aot.dockerfile"
+            verify httparena "$ARENA_DOCKERFILE"
             ;;
-        -h | --help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
-        *) die "unknown variant '$which' (jit, aot, all)" ;;
+        -h | --help) sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
+        *) die "unknown variant '$which' (jit, aot, httparena, all)" ;;
     esac
 }
 
