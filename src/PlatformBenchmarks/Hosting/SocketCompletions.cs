@@ -10,7 +10,7 @@ namespace PlatformBenchmarks.Hosting;
 /// answered and sent without a hand-off. With the io_uring or epoll loops the runtime's sockets carry only the database's
 /// connections, and inline their replies are read where they arrive: a loop's batch goes back to its loop in one hop, and
 /// Npgsql's read loop completes a command without first waking a pool worker. Queued to the pool instead, /db and
-/// /fortunes cost up to a third more CPU per response with CPU to spare, as TFB's and HttpArena's servers have it; a
+/// /fortunes cost 1.2 to 1.6 times the CPU per response with CPU to spare, as TFB's and HttpArena's servers have it; a
 /// server short of CPU measured the two alike.
 /// <para>
 /// Inline completions are safe only because nothing the server runs on those threads blocks: every endpoint and the data
