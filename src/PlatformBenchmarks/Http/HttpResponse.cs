@@ -76,10 +76,7 @@ internal sealed partial class HttpResponse
     }
 
     /// <summary>Sends what was written through <see cref="StartBody"/> or <see cref="StartJson"/> as the body.</summary>
-    public void WriteBuffered(HttpStatus status, ReadOnlySpan<byte> contentType)
-    {
-        Write(status, contentType, _body is null ? default : _body.Written);
-    }
+    public void WriteBuffered(HttpStatus status, ReadOnlySpan<byte> contentType) => Write(status, contentType, BufferedBody);
 
     /// <summary>Sends a complete response with <paramref name="body"/>.</summary>
     public void Write(HttpStatus status, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> body) =>
@@ -93,13 +90,7 @@ internal sealed partial class HttpResponse
         WriteCore(status, contentType, body, allow: default, fields);
 
     /// <summary>What was written through <see cref="StartBody"/> or <see cref="StartJson"/> so far, to send through <see cref="Write(HttpStatus, ReadOnlySpan{byte}, ReadOnlySpan{byte}, ReadOnlySpan{byte})"/>.</summary>
-    public ReadOnlySpan<byte> BufferedBody
-    {
-        get
-        {
-            return _body is null ? default : _body.Written;
-        }
-    }
+    public ReadOnlySpan<byte> BufferedBody => _body is null ? default : _body.Written;
 
     /// <summary>405 with the methods the resource allows (RFC 9110 §15.5.6 requires Allow).</summary>
     public void WriteMethodNotAllowed(ReadOnlySpan<byte> allow) =>
