@@ -5,6 +5,7 @@ using Microsoft.Extensions.Logging.Abstractions;
 using PlatformBenchmarks.Benchmarks.Fixtures;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Endpoints;
+using PlatformBenchmarks.Routing;
 
 namespace PlatformBenchmarks.Benchmarks.EndToEnd;
 
@@ -42,7 +43,7 @@ public class ConnectionBenchmarks
         _requests = new Pipe(options);
         _responses = new Pipe(options);
         var transport = new DuplexPipe(_requests.Reader, _responses.Writer);
-        var connection = new HttpConnection<Router>(new Router(), transport, new HttpServerContext(new HttpLimits(), TimeProvider.System, new DateHeader(TimeProvider.System), NullLogger.Instance));
+        var connection = new HttpConnection<Router>(new Router(new RouteTable(new TfbRoutes(null!, null!))), transport, new HttpServerContext(new HttpLimits(), TimeProvider.System, new DateHeader(TimeProvider.System), NullLogger.Instance));
 
         // Runs up to the connection's first read, which waits for the first request.
         _connection = connection.ExecuteAsync();

@@ -5,7 +5,7 @@ using System.Runtime.InteropServices;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.Extensions.Options;
-using PlatformBenchmarks.Endpoints;
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Endpoints.HttpArena;
 using PlatformBenchmarks.Transport;
 
@@ -31,7 +31,7 @@ internal static class Banner
             : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  {choice.Kind.ToString().ToLowerInvariant()} ({choice.Reason}), {services.GetRequiredService<IOptions<Transport.LinuxTransportOptions>>().Value.EffectiveThreadCount} loop threads"));
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Sockets:    completions {Hosting.SocketCompletions.Description}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Listening:  {string.Join(", ", addresses)}");
-        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Routes:     {string.Join(" ", Router.Table.SelectMany(entry => entry.Forms()).Concat(HttpArenaRoutes.Forms).Concat(HttpArenaRoutes.StaticAndDatabaseForms))}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Routes:     {string.Join(" ", services.GetRequiredService<RouteTable>().Forms)}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Database:   {(database.IsAvailable ? "available" : "UNAVAILABLE (database routes answer 503 until it is back)")}: {database.Description}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Cache:      {cache.Description}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Dataset:    {services.GetRequiredService<HttpArenaRoutes>().Dataset.Description}");

@@ -7,6 +7,8 @@ using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Endpoints.HttpArena;
 using PlatformBenchmarks.Http;
+using PlatformBenchmarks.Endpoints.Conformance;
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Transport;
 
 namespace PlatformBenchmarks.Hosting;
@@ -109,14 +111,21 @@ internal static class Program
         builder.Services.AddSingleton(services =>
         {
             HttpArenaOptions arena = services.GetRequiredService<IOptions<HttpArenaOptions>>().Value;
-            return new HttpArenaRoutes(Dataset.Load(arena.DatasetPath), arena.MaxUploadSize, services.GetRequiredService<StaticFiles>(), new ResponseCompression(arena.Gzip));
+            return new HttpArenaRoutes(
+                Dataset.Load(arena.DatasetPath), arena.MaxUploadSize, services.GetRequiredService<StaticFiles>(), new ResponseCompression(arena.Gzip), services.GetRequiredService<Database>());
         });
+
+        // The application's rooms, TFB's first: its routes are asked most, and the first route that matches wins.
+        builder.Services.AddSingleton(services => new RouteTable(
+            new TfbRoutes(services.GetRequiredService<Database>(), services.GetRequiredService<WorldCache>()),
+            services.GetRequiredService<HttpArenaRoutes>(),
+            new ConformanceRoutes()));
 
         builder.WebHost.ConfigureKestrel(options =>
         {
             options.AddServerHeader = false;
             IServiceProvider services = options.ApplicationServices;
-            var router = new Router(services.GetRequiredService<Database>(), services.GetRequiredService<WorldCache>(), services.GetRequiredService<HttpArenaRoutes>());
+            var router = new Router(services.GetRequiredService<RouteTable>());
             HttpServerContext context = services.GetRequiredService<HttpServerContext>();
 
             // This project's loops half-close when the engine completes a connection's output; Kestrel's sockets close

@@ -1,3 +1,4 @@
+using PlatformBenchmarks.Routing;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Time.Testing;
 using Npgsql;
@@ -83,7 +84,7 @@ public sealed class MissingRowTests : IAsyncLifetime
     public async Task TheDbRouteAnswers500WithTheReasonAndKeepsTheConnection()
     {
         await using Database database = Create(Mode.Multiplexing);
-        await using var connection = new PipeConnection<Router>(new Router(database, null!));
+        await using var connection = new PipeConnection<Router>(TestRouter.Create(database, null!));
 
         await connection.SendAsync("GET /db HTTP/1.1\r\nHost: t\r\n\r\nGET /queries?queries=3 HTTP/1.1\r\nHost: t\r\n\r\nGET /plaintext HTTP/1.1\r\nHost: t\r\n\r\n");
         RawResponse single = (await connection.ReadAsync())!;

@@ -1,3 +1,4 @@
+using PlatformBenchmarks.Routing;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Time.Testing;
 using Npgsql;
@@ -33,7 +34,7 @@ public class DatabaseErrorsTests
         // The cluster's "postgres" database answers but holds no world or fortune table: every statement fails (42P01).
         var settings = new NpgsqlConnectionStringBuilder(TestDatabase.ConnectionString) { Database = "postgres" };
         await using var database = new Database(new DatabaseOptions { ConnectionString = settings.ConnectionString }, new FakeTimeProvider(), NullLogger.Instance);
-        await using var connection = new PipeConnection<Router>(new Router(database, null!));
+        await using var connection = new PipeConnection<Router>(TestRouter.Create(database, null!));
 
         await connection.SendAsync($"GET {target} HTTP/1.1\r\nHost: t\r\n\r\nGET /plaintext HTTP/1.1\r\nHost: t\r\n\r\n");
         RawResponse failed = (await connection.ReadAsync())!;

@@ -1,3 +1,4 @@
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Tests.Data;
 using PlatformBenchmarks.Tests.Support;
@@ -12,20 +13,20 @@ public class RouterTests
     {
         var data = new TheoryData<string>();
         var paths = new HashSet<string>(StringComparer.Ordinal) { "//", "/x", "/ech", "/echo/", "/cookies", "/cached", "/cached-", "/query", "/update" };
-        foreach (Router.RouteEntry entry in Router.Table)
+        foreach (Route route in TfbRoutes())
         {
-            string name = System.Text.Encoding.ASCII.GetString(entry.Path);
+            string name = route.Pattern.Path;
             paths.Add(name[..^1]);                 // one short
             paths.Add(name + "x");                 // one long
             paths.Add(name.ToUpperInvariant());    // paths are case-sensitive
             paths.Add("/x" + name);                // prefixed
             paths.Add(name + "/1/2");              // one segment too many
-            if (!entry.HasCount)
+            if (!route.Pattern.MatchesMore)
             {
                 paths.Add(name + "/");
 
                 // /json/1 is HttpArena's json route (Endpoints/HttpArena), not a near miss of TFB's /json.
-                if (entry.Route != Router.Route.Json)
+                if (name != "/json")
                 {
                     paths.Add(name + "/1");
                 }
@@ -45,7 +46,7 @@ public class RouterTests
     public async Task APathTheTableDoesNotNameIsNotFound(string path)
     {
         // A router without a database: a path that reached a database handler would fail with a 500, not a 404.
-        await using var connection = new PipeConnection<Router>(default);
+        await using var connection = new PipeConnection<Router>(TestRouter.Create());
         await connection.SendAsync($"GET {path} HTTP/1.1\r\nHost: t\r\n\r\n");
 
         Assert.Equal(404, (await connection.ReadAsync())!.Status);
@@ -59,7 +60,7 @@ public class RouterTests
     [InlineData("CONNECT example.com:443")]
     public async Task AMethodTheServerDoesNotRecogniseIsNotImplementedOnAnyPath(string methodAndTarget)
     {
-        await using var connection = new PipeConnection<Router>(default);
+        await using var connection = new PipeConnection<Router>(TestRouter.Create());
         await connection.SendAsync($"{methodAndTarget} HTTP/1.1\r\nHost: t\r\n\r\nGET /plaintext HTTP/1.1\r\nHost: t\r\n\r\n");
 
         Assert.Equal(501, (await connection.ReadAsync())!.Status);
@@ -72,7 +73,7 @@ public class RouterTests
     [InlineData("/nowhere", 404)]
     public async Task OptionsIsAnsweredForTheServerAsAWholeAndRefusedOnARoute(string target, int status)
     {
-        await using var connection = new PipeConnection<Router>(default);
+        await using var connection = new PipeConnection<Router>(TestRouter.Create());
         await connection.SendAsync($"OPTIONS {target} HTTP/1.1\r\nHost: t\r\n\r\n");
 
         RawResponse response = (await connection.ReadAsync())!;
@@ -89,10 +90,13 @@ public class RouterTests
         }
     }
 
+    /// <summary>The TFB module's routes, as the server's router holds them.</summary>
+    internal static IEnumerable<Route> TfbRoutes() => TestRouter.Create().Table.Routes.Where(static route => route.Module is TfbRoutes);
+
     [Fact]
     public void TheTableNamesEachTfbTestOnceAndEveryCountRouteInBothForms()
     {
-        string[] forms = [.. Router.Table.SelectMany(entry => entry.Forms())];
+        string[] forms = [.. TfbRoutes().SelectMany(route => route.Forms)];
 
         Assert.Equal(
             [
@@ -112,7 +116,7 @@ public class RouteTableEndToEndTests(ServerFixture server) : IClassFixture<Serve
     public static TheoryData<string> BannerForms()
     {
         var data = new TheoryData<string>();
-        foreach (string form in Router.Table.SelectMany(entry => entry.Forms()))
+        foreach (string form in RouterTests.TfbRoutes().SelectMany(route => route.Forms))
         {
             data.Add(form.Replace("{count}", "3", StringComparison.Ordinal));
         }

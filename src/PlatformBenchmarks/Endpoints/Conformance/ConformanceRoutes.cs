@@ -1,35 +1,64 @@
 using System.Buffers;
 using System.Text;
+using System.Diagnostics;
 using PlatformBenchmarks.Http;
+using PlatformBenchmarks.Routing;
 
 namespace PlatformBenchmarks.Endpoints.Conformance;
 
 /// <summary>
 /// The routes an outside HTTP conformance suite (Http11Probe) sends its probes to, so that what it scores is the
-/// engine and not a missing resource: <c>/</c> (GET, HEAD, OPTIONS, and POST, which echoes the body), <c>/echo</c> (the request's header fields, one
-/// per line, as received) and <c>/cookie</c> (the parsed cookies, one <c>name=value</c> per line). They never touch the
-/// database, and the TFB routes do not change for them.
+/// engine and not a missing resource: <c>/</c> (GET, HEAD, OPTIONS, and POST, which echoes the body), <c>/echo</c> (the
+/// request's header fields, one per line, as received) and <c>/cookie</c> (the parsed cookies, one <c>name=value</c> per
+/// line). They never touch the database, and the TFB routes do not change for them.
 /// </summary>
-internal static class ConformanceRoutes
+internal sealed class ConformanceRoutes : IRouteModule
 {
-    public static ReadOnlySpan<byte> RootPath => "/"u8;
+    private const int RootRoute = 1;
+    private const int EchoRoute = 2;
+    private const int CookieRoute = 3;
 
-    public static ReadOnlySpan<byte> EchoPath => "/echo"u8;
+    public ConformanceRoutes()
+    {
+        Routes =
+        [
+            new Route(this, RootRoute, RoutePattern.Exact("/"), MethodSet.Of(HttpMethod.Get, HttpMethod.Head, HttpMethod.Post, HttpMethod.Options)),
+            new Route(this, EchoRoute, RoutePattern.Exact("/echo"), MethodSet.Read),
+            new Route(this, CookieRoute, RoutePattern.Exact("/cookie"), MethodSet.Read),
+        ];
+    }
 
-    public static ReadOnlySpan<byte> CookiePath => "/cookie"u8;
-
-    /// <summary>What <c>/</c> allows; OPTIONS on it answers with these.</summary>
-    public static ReadOnlySpan<byte> RootMethods => "GET, HEAD, POST, OPTIONS"u8;
+    public IReadOnlyList<Route> Routes { get; }
 
     private static ReadOnlySpan<byte> Ok => "OK"u8;
 
-    public static void Root(HttpResponse response) => response.Write(HttpStatus.Ok, HttpResponse.TextPlain, Ok);
+    public ValueTask Answer(in RouteMatch match, HttpRequest request, HttpResponse response)
+    {
+        switch (match.Route.Id)
+        {
+            case RootRoute when request.Method == HttpMethod.Post:
+                return EchoBody(request, response);
+            case RootRoute:
+                response.Write(HttpStatus.Ok, HttpResponse.TextPlain, Ok);
+                break;
+            case EchoRoute:
+                Echo(request, response);
+                break;
+            case CookieRoute:
+                Cookie(request, response);
+                break;
+            default:
+                throw new UnreachableException($"The conformance module has no route {match.Route.Id}.");
+        }
+
+        return default;
+    }
 
     /// <summary>
     /// POST to <c>/</c>: the request's body as the response's, read as it arrives (Content-Length or chunked), with the
     /// request's Content-Type. The head is read first: the request borrows a buffer the body's reads release.
     /// </summary>
-    public static ValueTask EchoBody(HttpRequest request, HttpResponse response)
+    private static ValueTask EchoBody(HttpRequest request, HttpResponse response)
     {
         byte[]? contentType = null;
         foreach (HttpRequest.Field field in request.Fields)
@@ -61,7 +90,7 @@ internal static class ConformanceRoutes
     }
 
     /// <summary>Each header field as <c>Name: value</c> and a line feed, in the order received.</summary>
-    public static void Echo(HttpRequest request, HttpResponse response)
+    private static void Echo(HttpRequest request, HttpResponse response)
     {
         IBufferWriter<byte> body = response.StartBody();
         foreach (HttpRequest.Field field in request.Fields)
@@ -79,7 +108,7 @@ internal static class ConformanceRoutes
     /// Every cookie of every Cookie field as <c>name=value</c> and a line feed (RFC 6265 §5.4: pairs separated by
     /// <c>;</c>, whitespace around them dropped). A pair without <c>=</c> or with an empty name is skipped, never an error.
     /// </summary>
-    public static void Cookie(HttpRequest request, HttpResponse response)
+    private static void Cookie(HttpRequest request, HttpResponse response)
     {
         IBufferWriter<byte> body = response.StartBody();
         foreach (HttpRequest.Field field in request.Fields)

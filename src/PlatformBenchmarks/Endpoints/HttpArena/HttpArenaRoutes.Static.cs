@@ -11,17 +11,13 @@ namespace PlatformBenchmarks.Endpoints.HttpArena;
 /// </summary>
 internal sealed partial class HttpArenaRoutes
 {
-    public static ReadOnlySpan<byte> StaticPrefix => "/static/"u8;
-
-    public static ReadOnlySpan<byte> AsyncDbPath => "/async-db"u8;
-
     private static ReadOnlySpan<byte> NotFound => "Not found.\n"u8;
 
-    /// <summary>The static route for a GET or HEAD whose path starts with <see cref="StaticPrefix"/>.</summary>
-    public static ValueTask Static(HttpRequest request, HttpResponse response, StaticFiles? files)
+    /// <summary>The static route for a GET or HEAD of <c>/static/</c> and <paramref name="encodedName"/>, the file's name as the path carries it.</summary>
+    public static ValueTask Static(ReadOnlySpan<byte> encodedName, HttpRequest request, HttpResponse response, StaticFiles? files)
     {
         Span<char> name = stackalloc char[StaticFileName.MaxLength];
-        if (files is null || !StaticFileName.TryDecode(request.Path[StaticPrefix.Length..], name, out int length))
+        if (files is null || !StaticFileName.TryDecode(encodedName, name, out int length))
         {
             response.WriteText(HttpStatus.NotFound, NotFound);
             return default;

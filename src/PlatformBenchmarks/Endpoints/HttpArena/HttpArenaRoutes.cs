@@ -1,32 +1,46 @@
+using System.Diagnostics;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
+using PlatformBenchmarks.Routing;
 
 namespace PlatformBenchmarks.Endpoints.HttpArena;
 
 /// <summary>
-/// The routes of HttpArena's HTTP/1.1 profiles (baseline, pipelined, json, json-compressed, upload, static, async-db), reached through
-/// <see cref="Router"/> off the TFB routes: a path none of those match comes here before it is a 404. Each route answers
-/// the methods the venue sends to it, and HEAD where GET is one of them; any other method gets 405 with the route's own
-/// Allow. One instance serves every connection: it holds the dataset, read once at start-up, and the static files.
+/// The routes of HttpArena's HTTP/1.1 profiles (baseline, pipelined, json, json-compressed, upload, static, async-db).
+/// Each route answers the methods the venue sends to it, and HEAD where GET is one of them. One instance serves every
+/// connection: it holds the dataset, read once at start-up, the static files and the database of async-db.
 /// </summary>
-internal sealed partial class HttpArenaRoutes
+internal sealed partial class HttpArenaRoutes : IRouteModule
 {
-    public HttpArenaRoutes(Dataset dataset, long maxUploadSize, StaticFiles? files = null, ResponseCompression? compression = null)
+    private const int BaselineRoute = 1;
+    private const int PipelineRoute = 2;
+    private const int JsonRoute = 3;
+    private const int UploadRoute = 4;
+    private const int StaticRoute = 5;
+    private const int AsyncDbRoute = 6;
+
+    private readonly Database? _database;
+
+    /// <param name="database">The database of async-db; null answers it with 503.</param>
+    public HttpArenaRoutes(Dataset dataset, long maxUploadSize, StaticFiles? files = null, ResponseCompression? compression = null, Database? database = null)
     {
         Dataset = dataset;
         MaxUploadSize = maxUploadSize;
         Files = files;
         Compression = compression ?? ResponseCompression.Default;
+        _database = database;
+        Routes =
+        [
+            new Route(this, BaselineRoute, RoutePattern.Exact("/baseline11"), MethodSet.Of(HttpMethod.Get, HttpMethod.Head, HttpMethod.Post), forms: "/baseline11?a={a}&b={b}"),
+            new Route(this, PipelineRoute, RoutePattern.Exact("/pipeline"), MethodSet.Read),
+            new Route(this, JsonRoute, RoutePattern.WithSegment("/json"), MethodSet.Read, forms: "/json/{count}?m={m}"),
+            new Route(this, UploadRoute, RoutePattern.Exact("/upload"), MethodSet.Of(HttpMethod.Post), maxUploadSize),
+            new Route(this, StaticRoute, RoutePattern.WithRest("/static"), MethodSet.Read, forms: "/static/{file}"),
+            new Route(this, AsyncDbRoute, RoutePattern.Exact("/async-db"), MethodSet.Read, forms: "/async-db?min={min}&max={max}&limit={limit}"),
+        ];
     }
 
-    /// <summary>Routes without a dataset, as a router built without settings (a test's <c>default</c>) has.</summary>
-    public static HttpArenaRoutes Unconfigured { get; } = new(Dataset.Unavailable("no dataset is configured"), HttpArenaOptions.DefaultMaxUploadSize);
-
-    /// <summary>The routes as the start-up banner lists them.</summary>
-    public static IReadOnlyList<string> Forms { get; } = ["/baseline11?a={a}&b={b}", "/pipeline", "/json/{count}?m={m}", "/upload"];
-
-    /// <summary>The routes that answer from the static directory or the database, as the banner lists them after <see cref="Forms"/>.</summary>
-    public static IReadOnlyList<string> StaticAndDatabaseForms { get; } = ["/static/{file}", "/async-db?min={min}&max={max}&limit={limit}"];
+    public IReadOnlyList<Route> Routes { get; }
 
     public Dataset Dataset { get; }
 
@@ -39,87 +53,28 @@ internal sealed partial class HttpArenaRoutes
     /// <summary>The largest body <c>POST /upload</c> takes (<c>HttpArena:MaxUploadSize</c>), in place of <c>Http:MaxRequestBodySize</c>.</summary>
     public long MaxUploadSize { get; }
 
-    /// <summary>The body limit of <paramref name="request"/>'s resource (see <see cref="IHttpApplication.MaxRequestBodySize"/>).</summary>
-    public long MaxRequestBodySize(HttpRequest request, long configured)
-        => request.Method == HttpMethod.Post && request.Path.SequenceEqual(Upload.Path) ? MaxUploadSize : configured;
-
-    internal enum Route : byte
-    {
-        None,
-        Baseline,
-        Pipeline,
-        Json,
-        Upload,
-        Static,
-        AsyncDb,
-    }
-
-    public static Route Match(ReadOnlySpan<byte> path)
-    {
-        if (path.SequenceEqual(Baseline.Path))
-        {
-            return Route.Baseline;
-        }
-
-        if (path.SequenceEqual(PipelinePath))
-        {
-            return Route.Pipeline;
-        }
-
-        if (JsonItems.Matches(path))
-        {
-            return Route.Json;
-        }
-
-        if (path.SequenceEqual(Upload.Path))
-        {
-            return Route.Upload;
-        }
-
-        if (path.StartsWith(StaticPrefix) && path.Length > StaticPrefix.Length)
-        {
-            return Route.Static;
-        }
-
-        return path.SequenceEqual(AsyncDbPath) ? Route.AsyncDb : Route.None;
-    }
-
-    /// <summary>The methods <paramref name="route"/> answers, as its 405 names them in Allow (RFC 9110 §15.5.6).</summary>
-    public static ReadOnlySpan<byte> AllowedMethods(Route route) => route switch
-    {
-        Route.Baseline => "GET, HEAD, POST"u8,
-        Route.Upload => "POST"u8,
-        _ => "GET, HEAD"u8,
-    };
-
-    private static ReadOnlySpan<byte> PipelinePath => "/pipeline"u8;
-
     private static ReadOnlySpan<byte> Ok => "ok"u8;
 
-    /// <summary>Answers a request whose path <see cref="Match"/> gave <paramref name="route"/>; <paramref name="database"/> serves async-db.</summary>
-    public ValueTask Answer(Route route, HttpRequest request, HttpResponse response, Database? database)
+    public ValueTask Answer(in RouteMatch match, HttpRequest request, HttpResponse response)
     {
-        HttpMethod method = request.Method;
-        bool read = method is HttpMethod.Get or HttpMethod.Head;
-        switch (route)
+        switch (match.Route.Id)
         {
-            case Route.Baseline when read || method == HttpMethod.Post:
+            case BaselineRoute:
                 return Baseline.Answer(request, response);
-            case Route.Pipeline when read:
+            case PipelineRoute:
                 response.Write(HttpStatus.Ok, HttpResponse.TextPlain, Ok);
                 return default;
-            case Route.Json when read:
-                JsonItems.Answer(request, response, Dataset, Compression);
+            case JsonRoute:
+                JsonItems.Answer(match.Value, request, response, Dataset, Compression);
                 return default;
-            case Route.Upload when method == HttpMethod.Post:
+            case UploadRoute:
                 return Upload.CountAsync(request.Body, response);
-            case Route.Static when read:
-                return Static(request, response, Files);
-            case Route.AsyncDb when read:
-                return AsyncDatabase.Handle(request, response, database);
+            case StaticRoute:
+                return Static(match.Value, request, response, Files);
+            case AsyncDbRoute:
+                return AsyncDatabase.Handle(request, response, _database);
             default:
-                response.WriteMethodNotAllowed(AllowedMethods(route));
-                return default;
+                throw new UnreachableException($"HttpArena has no route {match.Route.Id}.");
         }
     }
 }

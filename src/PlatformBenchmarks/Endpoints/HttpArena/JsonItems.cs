@@ -12,13 +12,8 @@ namespace PlatformBenchmarks.Endpoints.HttpArena;
 /// </summary>
 internal static class JsonItems
 {
-    public static ReadOnlySpan<byte> Prefix => "/json/"u8;
-
-    /// <summary><c>/json/</c> and one more segment, whatever it holds (a bad count is the handler's 400, not a 404).</summary>
-    public static bool Matches(ReadOnlySpan<byte> path)
-        => path.Length > Prefix.Length && path.StartsWith(Prefix) && !path[Prefix.Length..].Contains((byte)'/');
-
-    public static void Answer(HttpRequest request, HttpResponse response, Dataset dataset, ResponseCompression compression)
+    /// <summary>Answers <c>/json/</c> and <paramref name="countSegment"/>, whatever it holds: a bad count is a 400 here, not a 404.</summary>
+    public static void Answer(ReadOnlySpan<byte> countSegment, HttpRequest request, HttpResponse response, Dataset dataset, ResponseCompression compression)
     {
         if (!dataset.IsAvailable)
         {
@@ -26,7 +21,7 @@ internal static class JsonItems
             return;
         }
 
-        if (!Baseline.TryParse(request.Path[Prefix.Length..], out long count) || count < 0)
+        if (!Baseline.TryParse(countSegment, out long count) || count < 0)
         {
             response.WriteText(HttpStatus.BadRequest, "The count must be an integer of 0 or more.\n"u8);
             return;

@@ -1,3 +1,4 @@
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Tests.Support;
 
@@ -8,7 +9,7 @@ public class ConformanceRoutesTests
 {
     private static async Task<RawResponse> SendAsync(string request, bool head = false)
     {
-        await using var connection = new PipeConnection<Router>(default);
+        await using var connection = new PipeConnection<Router>(TestRouter.Create());
         await connection.SendAsync(request);
         return (await connection.ReadAsync(head))!;
     }
@@ -48,7 +49,7 @@ public class ConformanceRoutesTests
     [InlineData("Transfer-Encoding: chunked\r\n\r\n5;e=1\r\nhello\r\n6\r\n world\r\n0\r\nT: 1\r\n\r\n", "text/plain; charset=utf-8")]
     public async Task PostToTheRootEchoesTheBodyWithItsContentTypeAndTheNextRequestFollows(string fieldsAndBody, string contentType)
     {
-        await using var connection = new PipeConnection<Router>(default);
+        await using var connection = new PipeConnection<Router>(TestRouter.Create());
         await connection.SendAsync($"POST / HTTP/1.1\r\nHost: t\r\n{fieldsAndBody}GET / HTTP/1.1\r\nHost: t\r\n\r\n");
 
         RawResponse echo = (await connection.ReadAsync())!;
@@ -61,7 +62,7 @@ public class ConformanceRoutesTests
     [Fact]
     public async Task PostToTheRootEchoesABodyThatArrivesInPieces()
     {
-        await using var connection = new PipeConnection<Router>(default);
+        await using var connection = new PipeConnection<Router>(TestRouter.Create());
         await connection.SendAsync("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nhel");
         await connection.ExaminedAllSentAsync();
         await connection.SendAsync("lo wo");

@@ -1,3 +1,4 @@
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Tests.Support;
 
@@ -31,17 +32,17 @@ internal static class ArenaExchange
     }
 
     /// <summary>Sends <paramref name="request"/> and reads its one response.</summary>
-    public static async Task<RawResponse> SendAsync(string request, bool head = false, Router router = default)
+    public static async Task<RawResponse> SendAsync(string request, bool head = false, Router? router = null)
     {
-        await using var connection = new PipeConnection<Router>(router);
+        await using var connection = new PipeConnection<Router>(router ?? TestRouter.Create());
         await connection.SendAsync(request);
         return (await connection.ReadAsync(head))!;
     }
 
     /// <summary>Sends <paramref name="request"/> cut at <paramref name="point"/>, the second part once the first is examined.</summary>
-    public static async Task<RawResponse> SendSplitAsync(string request, int point, Router router = default)
+    public static async Task<RawResponse> SendSplitAsync(string request, int point, Router? router = null)
     {
-        await using var connection = new PipeConnection<Router>(router);
+        await using var connection = new PipeConnection<Router>(router ?? TestRouter.Create());
         await connection.SendAsync(request[..point]);
         await connection.ExaminedAllSentAsync();
         await connection.SendAsync(request[point..]);

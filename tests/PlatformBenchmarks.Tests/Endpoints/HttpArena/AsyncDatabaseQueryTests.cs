@@ -1,3 +1,4 @@
+using PlatformBenchmarks.Routing;
 using System.Text;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Endpoints.HttpArena;
@@ -56,7 +57,7 @@ public class AsyncDatabaseQueryTests
     [InlineData("/async-db?limit=", 503, "No database configured.\n")]
     public async Task TheRouteAnswersBadParametersWith400BeforeAnyDatabase(string target, int status, string body)
     {
-        await using var connection = new PipeConnection<Router>(default);
+        await using var connection = new PipeConnection<Router>(TestRouter.Create());
         await connection.SendAsync($"GET {target} HTTP/1.1\r\nHost: t\r\n\r\n");
         RawResponse response = (await connection.ReadAsync())!;
 
@@ -69,7 +70,7 @@ public class AsyncDatabaseQueryTests
     [InlineData("PUT")]
     public async Task OtherMethodsGet405WithAllow(string method)
     {
-        await using var connection = new PipeConnection<Router>(default);
+        await using var connection = new PipeConnection<Router>(TestRouter.Create());
         await connection.SendAsync($"{method} /async-db HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n");
         RawResponse response = (await connection.ReadAsync())!;
 

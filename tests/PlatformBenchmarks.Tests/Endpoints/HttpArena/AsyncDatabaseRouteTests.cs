@@ -1,3 +1,4 @@
+using PlatformBenchmarks.Routing;
 using System.Text.Json;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Tests.Data;
@@ -12,7 +13,7 @@ public class AsyncDatabaseRouteTests
 {
     private static async Task<RawResponse> GetAsync(string target, string method = "GET")
     {
-        await using var connection = new PipeConnection<Router>(new Router(TestDatabase.Shared(Mode.Multiplexing), null!));
+        await using var connection = new PipeConnection<Router>(TestRouter.Create(TestDatabase.Shared(Mode.Multiplexing), null!));
         await connection.SendAsync($"{method} {target} HTTP/1.1\r\nHost: t\r\n\r\n");
         return (await connection.ReadAsync(head: method == "HEAD"))!;
     }
@@ -70,7 +71,7 @@ public class AsyncDatabaseRouteTests
     public async Task AnUnreachableDatabaseAnswers503()
     {
         await using PlatformBenchmarks.Data.Database database = TestDatabase.Create(Mode.Multiplexing, "Port=1;Timeout=1");
-        await using var connection = new PipeConnection<Router>(new Router(database, null!));
+        await using var connection = new PipeConnection<Router>(TestRouter.Create(database, null!));
         await connection.SendAsync("GET /async-db HTTP/1.1\r\nHost: t\r\n\r\n");
         RawResponse response = (await connection.ReadAsync())!;
 

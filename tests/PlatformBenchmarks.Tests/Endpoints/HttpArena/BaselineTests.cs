@@ -1,3 +1,4 @@
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Tests.Support;
 using static PlatformBenchmarks.Tests.Endpoints.HttpArena.ArenaExchange;
 
@@ -73,7 +74,7 @@ public class BaselineTests
     [Fact]
     public async Task EachPostAnswersItsOwnBodyAndAPipelinedNeighbourFollows()
     {
-        await using var connection = new PipeConnection<PlatformBenchmarks.Endpoints.Router>(default);
+        await using var connection = new PipeConnection<PlatformBenchmarks.Routing.Router>(TestRouter.Create());
         await connection.SendAsync(PostWithLength(Target, "111") + PostChunked(Target, "222") + Get("/pipeline"));
 
         Assert.Equal("166", (await connection.ReadAsync())!.BodyText);
@@ -109,7 +110,7 @@ public class BaselineTests
     [InlineData("12345678901234567890123456789012345678901234567890")]
     public async Task ABodyThatIsNoIntegerGets400AndTheConnectionGoesOn(string body)
     {
-        await using var connection = new PipeConnection<PlatformBenchmarks.Endpoints.Router>(default);
+        await using var connection = new PipeConnection<PlatformBenchmarks.Routing.Router>(TestRouter.Create());
         await connection.SendAsync(PostWithLength(Target, body) + Get(Target));
 
         RawResponse response = (await connection.ReadAsync())!;

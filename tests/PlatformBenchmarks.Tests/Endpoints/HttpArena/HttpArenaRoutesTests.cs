@@ -1,3 +1,4 @@
+using PlatformBenchmarks.Routing;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Time.Testing;
@@ -14,13 +15,16 @@ public class HttpArenaRoutesTests
     [Fact]
     public async Task EveryRouteTheBannerListsAnswers200()
     {
-        foreach (string form in HttpArenaRoutes.Forms)
+        // The static and async-db routes need a directory and a database: StaticRouteTests and AsyncDatabaseRouteTests have them.
+        Router router = TestDataset.Router();
+        foreach (string form in router.Table.Routes.Where(static route => route.Module is HttpArenaRoutes).SelectMany(static route => route.Forms)
+                     .Where(static form => !form.StartsWith("/static/", StringComparison.Ordinal) && !form.StartsWith("/async-db", StringComparison.Ordinal)))
         {
             string target = form.Replace("{a}", "1", StringComparison.Ordinal).Replace("{b}", "2", StringComparison.Ordinal)
                 .Replace("{count}", "2", StringComparison.Ordinal).Replace("{m}", "3", StringComparison.Ordinal);
             string request = target == "/upload" ? PostWithLength(target, "data") : Get(target);
 
-            Assert.Equal(200, (await SendAsync(request, router: TestDataset.Router())).Status);
+            Assert.Equal(200, (await SendAsync(request, router: router)).Status);
         }
     }
 

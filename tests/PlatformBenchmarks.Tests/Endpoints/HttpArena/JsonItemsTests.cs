@@ -1,3 +1,4 @@
+using PlatformBenchmarks.Routing;
 using System.Text.Json;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Endpoints.HttpArena;

@@ -1,3 +1,4 @@
+using PlatformBenchmarks.Routing;
 using System.IO.Compression;
 using PlatformBenchmarks.Endpoints.HttpArena;
 using PlatformBenchmarks.Tests.Support;
@@ -81,7 +82,7 @@ public class LibDeflateTests
     [Fact]
     public async Task TheJsonRouteSendsLibDeflatesGzipOfTheIdentityBody()
     {
-        PlatformBenchmarks.Endpoints.Router router = TestDataset.Router(compression: new ResponseCompression(GzipLibrary.LibDeflate));
+        Router router = TestDataset.Router(compression: new ResponseCompression(GzipLibrary.LibDeflate));
 
         RawResponse plain = await SendAsync(Get("/json/3?m=4", ""), router: router);
         RawResponse gzip = await SendAsync(Get("/json/3?m=4", "Accept-Encoding: gzip, br\r\n"), router: router);

@@ -1,3 +1,4 @@
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Tests.Support;
 using static PlatformBenchmarks.Tests.Endpoints.HttpArena.ArenaExchange;
@@ -10,7 +11,7 @@ public class PipelineTests
     [Fact]
     public async Task SixteenPipelinedRequestsGetSixteenOksInOrder()
     {
-        await using var connection = new PipeConnection<Router>(default);
+        await using var connection = new PipeConnection<Router>(TestRouter.Create());
         await connection.SendAsync(string.Concat(Enumerable.Repeat(Get("/pipeline"), 16)));
 
         for (int i = 0; i < 16; i++)

@@ -1,3 +1,4 @@
+using PlatformBenchmarks.Routing;
 using System.IO.Compression;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Endpoints.HttpArena;

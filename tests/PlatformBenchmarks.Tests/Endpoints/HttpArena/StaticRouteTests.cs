@@ -1,3 +1,4 @@
+using PlatformBenchmarks.Routing;
 using System.Text;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Endpoints.HttpArena;
@@ -14,7 +15,7 @@ public sealed class StaticRouteTests : IDisposable
 
     private async Task<RawResponse> GetAsync(string target, string fields = "", string method = "GET")
     {
-        await using var connection = new PipeConnection<Router>(new Router(null!, null!, new HttpArenaRoutes(Dataset.Unavailable("not served here"), HttpArenaOptions.DefaultMaxUploadSize, _directory.Files)));
+        await using var connection = new PipeConnection<Router>(TestRouter.Create(arena: new HttpArenaRoutes(Dataset.Unavailable("not served here"), HttpArenaOptions.DefaultMaxUploadSize, _directory.Files)));
         await connection.SendAsync($"{method} {target} HTTP/1.1\r\nHost: t\r\n{fields}\r\n");
         return (await connection.ReadAsync(head: method == "HEAD"))!;
     }
@@ -166,7 +167,7 @@ public sealed class StaticRouteTests : IDisposable
     [Fact]
     public async Task WithoutAStoreEveryFileIs404()
     {
-        await using var connection = new PipeConnection<Router>(default);
+        await using var connection = new PipeConnection<Router>(TestRouter.Create());
         await connection.SendAsync("GET /static/reset.css HTTP/1.1\r\nHost: t\r\n\r\n");
 
         Assert.Equal(404, (await connection.ReadAsync())!.Status);
@@ -176,7 +177,7 @@ public sealed class StaticRouteTests : IDisposable
     public async Task APipelinedNeighbourFollowsALargeFile()
     {
         byte[] content = _directory.Write("big.js", Encoding.ASCII.GetBytes(new string('j', 300_000)));
-        await using var connection = new PipeConnection<Router>(new Router(null!, null!, new HttpArenaRoutes(Dataset.Unavailable("not served here"), HttpArenaOptions.DefaultMaxUploadSize, _directory.Files)));
+        await using var connection = new PipeConnection<Router>(TestRouter.Create(arena: new HttpArenaRoutes(Dataset.Unavailable("not served here"), HttpArenaOptions.DefaultMaxUploadSize, _directory.Files)));
         await connection.SendAsync("GET /static/big.js HTTP/1.1\r\nHost: t\r\n\r\nGET /static/big.js HTTP/1.1\r\nHost: t\r\n\r\n");
 
         Assert.Equal(content, (await connection.ReadAsync())!.Body);

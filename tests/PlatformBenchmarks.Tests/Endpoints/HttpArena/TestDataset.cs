@@ -1,3 +1,5 @@
+using PlatformBenchmarks.Tests.Support;
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Endpoints.HttpArena;
 
@@ -33,5 +35,5 @@ internal static class TestDataset
 
     /// <summary>The server's router over this dataset. The database routes are never asked here, so it has no database.</summary>
     public static Router Router(Dataset? dataset = null, long maxUploadSize = HttpArenaOptions.DefaultMaxUploadSize, ResponseCompression? compression = null)
-        => new(null!, null!, new HttpArenaRoutes(dataset ?? Load(Json), maxUploadSize, compression: compression));
+        => TestRouter.Create(arena: new HttpArenaRoutes(dataset ?? Load(Json), maxUploadSize, compression: compression));
 }

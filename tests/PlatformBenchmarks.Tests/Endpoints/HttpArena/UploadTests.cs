@@ -1,3 +1,4 @@
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Tests.Support;
@@ -49,7 +50,7 @@ public class UploadTests
         Assert.True(size > new HttpLimits().MaxRequestBodySize || size == 512_000);
         byte[] body = new byte[size];
         new Random(size).NextBytes(body);
-        await using var connection = new PipeConnection<Router>(default);
+        await using var connection = new PipeConnection<Router>(TestRouter.Create());
         await connection.SendAsync(Requests.Bytes(Head(size)));
         for (int offset = 0; offset < size; offset += 1 << 20)
         {
@@ -65,7 +66,7 @@ public class UploadTests
     [Fact]
     public async Task AnUploadIsAnsweredOnlyOnceItsBodyHasEnded()
     {
-        await using var connection = new PipeConnection<Router>(default);
+        await using var connection = new PipeConnection<Router>(TestRouter.Create());
         await connection.SendAsync(Head(10) + "12345");
         await connection.ExaminedAllSentAsync();
         Task<RawResponse?> response = connection.ReadAsync();
