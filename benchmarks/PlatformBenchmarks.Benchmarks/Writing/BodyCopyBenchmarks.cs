@@ -23,7 +23,7 @@ public class BodyCopyBenchmarks
 {
     private readonly AppendingPipeWriter _sink = new();
     private readonly DateHeader _date = new(TimeProvider.System);
-    private HttpResponse _response = null!;
+    private Http1Response _response = null!;
     private Utf8JsonWriter _direct = null!;
     private World[] _worlds = [];
     private byte[] _lengthOnly = [];
@@ -43,7 +43,7 @@ public class BodyCopyBenchmarks
         // head alone.
         _head = Responses.KeepAliveGet();
         _head.Method = HttpMethod.Head;
-        _response = new HttpResponse(_sink, _date);
+        _response = new Http1Response(_sink, _date);
         _response.Reset(in _get);
         _direct = new Utf8JsonWriter(_sink, new JsonWriterOptions { SkipValidation = true });
 

@@ -26,16 +26,16 @@ public class ResponseWritingBenchmarks : IDisposable
 
     private readonly byte[] _dateCopy = new byte[64];
     private readonly DateHeader _date = new(TimeProvider.System);
-    private HttpResponse _sinkResponse = null!;
-    private HttpResponse _pipeResponse = null!;
+    private Http1Response _sinkResponse = null!;
+    private Http1Response _pipeResponse = null!;
 
     [GlobalSetup]
     public void Setup()
     {
         RequestHead head = Responses.KeepAliveGet();
-        _sinkResponse = new HttpResponse(_sink, _date);
+        _sinkResponse = new Http1Response(_sink, _date);
         _sinkResponse.Reset(in head);
-        _pipeResponse = new HttpResponse(_pipe.Writer, _date);
+        _pipeResponse = new Http1Response(_pipe.Writer, _date);
         _pipeResponse.Reset(in head);
 
         PlaintextResponse();
@@ -155,8 +155,8 @@ public class ContentLengthFormattingBenchmarks
     public int Engine()
     {
         uint value = (uint)Length;
-        int digits = HttpResponse.CountDigits(value);
-        var writer = new HttpResponse.SpanWriter(_buffer);
+        int digits = Http1Response.CountDigits(value);
+        var writer = new Http1Response.SpanWriter(_buffer);
         writer.WriteDigits(value, digits);
         return writer.Position;
     }

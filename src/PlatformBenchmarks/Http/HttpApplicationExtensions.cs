@@ -1,3 +1,4 @@
+using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Connections.Features;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 
@@ -14,7 +15,11 @@ internal static class HttpApplicationExtensions
     /// readable (RFC 9112 §9.6's order for a server's close). The engine then completes the output before it lingers;
     /// otherwise it keeps the output open until the linger ends. The host knows which transport it chose.
     /// </param>
-    public static ListenOptions UseHttpApplication<TApp>(this ListenOptions listenOptions, TApp application, HttpServerContext context, bool transportHalfCloses)
+    /// <param name="loopOf">
+    /// The transport loop a connection runs on, from the features its transport gives it; null when the transport has no
+    /// loops. The engine knows no transport: the host, which chose it, reads the loop.
+    /// </param>
+    public static ListenOptions UseHttpApplication<TApp>(this ListenOptions listenOptions, TApp application, HttpServerContext context, bool transportHalfCloses, Func<ConnectionContext, ConnectionLoop>? loopOf = null)
         where TApp : struct, IHttpApplication
     {
         ArgumentNullException.ThrowIfNull(listenOptions);
@@ -23,7 +28,8 @@ internal static class HttpApplicationExtensions
             connection.Transport,
             context,
             transportHalfCloses,
-            closeRequested: connection.Features.Get<IConnectionLifetimeNotificationFeature>()?.ConnectionClosedRequested ?? default).ExecuteAsync());
+            closeRequested: connection.Features.Get<IConnectionLifetimeNotificationFeature>()?.ConnectionClosedRequested ?? default,
+            loop: loopOf is null ? default : loopOf(connection)).ExecuteAsync());
         return listenOptions;
     }
 }

@@ -24,11 +24,12 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
     private readonly PipeReader _input;
     private readonly PipeWriter _output;
     private readonly HttpParser _parser;
-    private readonly HttpResponse _response;
+    private readonly Http1Response _response;
     private readonly ILogger _logger;
     private readonly TimeProvider _time;
     private readonly bool _transportHalfCloses;
     private readonly CancellationToken _closeRequested;
+    private readonly HttpConnectionContext _context;
     private TApp _app;
 
     // The body of the request being answered, and, once it is answered, whether what its handler left unread is
@@ -42,15 +43,17 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
 
     /// <param name="transportHalfCloses">The transport sends a FIN when the output completes and keeps the input readable.</param>
     /// <param name="closeRequested">Signalled when the host stops: an idle connection closes at once, a request in flight is answered first.</param>
-    public HttpConnection(TApp app, IDuplexPipe transport, HttpServerContext context, bool transportHalfCloses = false, CancellationToken closeRequested = default)
+    /// <param name="loop">The transport loop the connection runs on, which its handlers find in <see cref="HttpRequest.Connection"/>.</param>
+    public HttpConnection(TApp app, IDuplexPipe transport, HttpServerContext context, bool transportHalfCloses = false, ConnectionLoop loop = default, CancellationToken closeRequested = default)
     {
+        _context = new HttpConnectionContext(context, loop);
         _transportHalfCloses = transportHalfCloses;
         _closeRequested = closeRequested;
         _app = app;
         _input = transport.Input;
         _output = transport.Output;
         _parser = new HttpParser(context.Limits);
-        _response = new HttpResponse(_output, context.Date);
+        _response = new Http1Response(_output, context.Date);
         _requestBody = new RequestBody(_input, _response, this, context.Limits);
         _logger = context.Logger;
         _time = context.Time;
@@ -231,7 +234,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
         _hasOutput = true;
         try
         {
-            pending = _app.ProcessRequest(new HttpRequest(headBytes, in head, _requestBody), _response);
+            pending = _app.ProcessRequest(new HttpRequest(headBytes, in head, _requestBody, _context), _response);
         }
         catch (Exception ex)
         {

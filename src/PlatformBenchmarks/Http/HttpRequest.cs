@@ -10,27 +10,33 @@ internal readonly ref partial struct HttpRequest
     private readonly ReadOnlySpan<byte> _head;
     private readonly ref readonly RequestHead _info;
     private readonly RequestBody _body;
+    private readonly HttpConnectionContext? _connection;
 
     public HttpRequest(ReadOnlySpan<byte> head, ref readonly RequestHead info)
-        : this(head, in info, RequestBody.Empty)
+        : this(head, in info, RequestBody.Empty, null)
     {
     }
 
-    public HttpRequest(ReadOnlySpan<byte> head, ref readonly RequestHead info, RequestBody body)
+    public HttpRequest(ReadOnlySpan<byte> head, ref readonly RequestHead info, RequestBody body, HttpConnectionContext? connection)
     {
         _head = head;
         _info = ref info;
         _body = body;
+        _connection = connection;
     }
 
     /// <summary>The request's body, read as it arrives; it stays usable across awaits until the handler completes.</summary>
     public RequestBody Body => _body;
 
+    /// <summary>What the request's connection gives its handlers: its loop, the clock, the limits. It stays usable across awaits.</summary>
+    public HttpConnectionContext Connection => _connection ?? ThrowNoConnection();
+
     public HttpMethod Method => _info.Method;
 
     public HttpVersion Version => _info.Version;
 
-    public bool KeepAlive => _info.KeepAlive;
+    /// <summary>Whether the request lets the connection persist (RFC 9112 §9.3): the codec's business, not a handler's.</summary>
+    internal bool KeepAlive => _info.KeepAlive;
 
     public ReadOnlySpan<byte> MethodToken => _head.Slice(0, _info.MethodLength);
 
@@ -39,4 +45,8 @@ internal readonly ref partial struct HttpRequest
 
     /// <summary>The query after '?', without it; empty when there is none.</summary>
     public ReadOnlySpan<byte> Query => _info.QueryStart < 0 ? default : _head.Slice(_info.QueryStart, _info.QueryLength);
+
+    [System.Diagnostics.CodeAnalysis.DoesNotReturn]
+    private static HttpConnectionContext ThrowNoConnection() =>
+        throw new InvalidOperationException("This request was parsed outside a connection: it has no connection context.");
 }

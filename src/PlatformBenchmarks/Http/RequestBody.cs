@@ -20,7 +20,7 @@ namespace PlatformBenchmarks.Http;
 internal sealed class RequestBody
 {
     private readonly PipeReader? _input;
-    private readonly HttpResponse? _response;
+    private readonly Http1Response? _response;
     private readonly IRequestBodyHost? _host;
     private readonly HttpLimits? _limits;
 
@@ -40,7 +40,7 @@ internal sealed class RequestBody
     private bool _keepAlive;
     private RequestRejection _rejection;
 
-    internal RequestBody(PipeReader input, HttpResponse response, IRequestBodyHost host, HttpLimits limits)
+    internal RequestBody(PipeReader input, Http1Response response, IRequestBodyHost host, HttpLimits limits)
     {
         _input = input;
         _response = response;

@@ -15,14 +15,14 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
     private readonly ExaminedCountingReader _input;
     private long _sent;
 
-    public PipeConnection(TApp app, HttpLimits? limits = null, bool transportHalfCloses = false, CancellationToken closeRequested = default)
+    public PipeConnection(TApp app, HttpLimits? limits = null, bool transportHalfCloses = false, ConnectionLoop loop = default, CancellationToken closeRequested = default)
     {
         // Without limits of its own, a test gets no linger: after a rejection the engine closes once it has answered.
         // The lingering tests set their own, and drive the clock through Time.
         limits ??= new HttpLimits { LingerTimeout = TimeSpan.Zero };
         var context = new HttpServerContext(limits, Time, new DateHeader(Time), NullLogger.Instance);
         _input = new ExaminedCountingReader(_requests.Reader);
-        var connection = new HttpConnection<TApp>(app, new DuplexPipe(_input, _responses.Writer), context, transportHalfCloses, closeRequested);
+        var connection = new HttpConnection<TApp>(app, new DuplexPipe(_input, _responses.Writer), context, transportHalfCloses, loop, closeRequested);
         Engine = connection;
         Completion = Task.Run(connection.ExecuteAsync, CancellationToken.None);
         Output = _responses.Reader.AsStream();

@@ -1,10 +1,7 @@
 namespace PlatformBenchmarks.Http;
 
-internal sealed partial class HttpResponse
+internal sealed partial class Http1Response
 {
-    /// <summary>The Content-Type value of plain-text responses, the engine's own errors included.</summary>
-    public static ReadOnlySpan<byte> TextPlain => "text/plain; charset=utf-8"u8;
-
     // TFB requires Server on every response; a short value keeps pipelined plaintext lean on the wire.
     private static ReadOnlySpan<byte> ServerField => "Server: PB\r\n"u8;
 
