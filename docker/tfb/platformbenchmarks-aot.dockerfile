@@ -6,6 +6,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends clang zlib1g-de
 WORKDIR /source
 COPY global.json Directory.Build.props Directory.Packages.props .editorconfig ./
 COPY src/PlatformBenchmarks/ src/PlatformBenchmarks/
+COPY src/PlatformBenchmarks.Http/ src/PlatformBenchmarks.Http/
 COPY src/PlatformBenchmarks.Transport/ src/PlatformBenchmarks.Transport/
 # DebugType=none: no debug symbols in the image, neither native (the ILCompiler then emits none, where it would
 # otherwise leave a .dbg twice the binary's size beside it) nor the transport project's .pdb.

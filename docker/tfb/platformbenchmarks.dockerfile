@@ -8,6 +8,7 @@ FROM mcr.microsoft.com/dotnet/sdk:10.0.400 AS build
 WORKDIR /source
 COPY global.json Directory.Build.props Directory.Packages.props .editorconfig ./
 COPY src/PlatformBenchmarks/ src/PlatformBenchmarks/
+COPY src/PlatformBenchmarks.Http/ src/PlatformBenchmarks.Http/
 COPY src/PlatformBenchmarks.Transport/ src/PlatformBenchmarks.Transport/
 # DebugType=none: no .pdb files in the image (a crash's stack trace then names methods without line numbers).
 RUN dotnet publish src/PlatformBenchmarks/PlatformBenchmarks.csproj -c Release -p:DebugType=none -o /app

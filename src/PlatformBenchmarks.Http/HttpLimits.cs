@@ -3,7 +3,7 @@ using Microsoft.Extensions.Options;
 namespace PlatformBenchmarks.Http;
 
 /// <summary>Request limits and timeouts, bound from the <c>Http</c> configuration section and checked at start-up by <see cref="HttpLimitsValidator"/>.</summary>
-internal sealed class HttpLimits
+public sealed class HttpLimits
 {
     /// <summary>Longest request line, without its CRLF (414 beyond).</summary>
     public int MaxRequestLineSize { get; set; } = 8 * 1024;
@@ -40,7 +40,7 @@ internal sealed class HttpLimits
 }
 
 /// <summary>Refuses limits the engine cannot work with, naming the key, so the server stops at start-up rather than failing connections.</summary>
-internal sealed class HttpLimitsValidator : IValidateOptions<HttpLimits>
+public sealed class HttpLimitsValidator : IValidateOptions<HttpLimits>
 {
     // The head (request line, fields, their CRLFs) is copied into one per-connection buffer when it is split: keep its
     // size well inside an int.

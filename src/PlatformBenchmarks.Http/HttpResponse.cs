@@ -10,7 +10,7 @@ namespace PlatformBenchmarks.Http;
 /// (docs/decisions/0010-protocol-seam.md). A body whose length is known only once written goes into the reusable buffer
 /// of <see cref="StartBody"/> or <see cref="StartJson"/> first.
 /// </summary>
-internal abstract class HttpResponse
+public abstract class HttpResponse
 {
     private ResponseBodyBuffer? _body;
 

@@ -1,6 +1,6 @@
 namespace PlatformBenchmarks.Http;
 
-internal readonly ref partial struct HttpRequest
+public readonly ref partial struct HttpRequest
 {
     /// <summary>
     /// The header fields in the order received, each name as sent and its value without surrounding whitespace. The

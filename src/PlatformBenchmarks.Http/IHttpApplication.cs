@@ -4,7 +4,7 @@ namespace PlatformBenchmarks.Http;
 /// What the engine calls for each request, in order. Implementations are structs so the connection loop, generic
 /// over them, calls them without an interface dispatch.
 /// </summary>
-internal interface IHttpApplication
+public interface IHttpApplication
 {
     /// <summary>
     /// Answers one request through <paramref name="response"/>. Returns a completed task when the response was written

@@ -8,7 +8,7 @@ namespace PlatformBenchmarks.Http;
 /// layer's batches) finds its loop here, passed down explicitly, never from thread-static state. <c>default</c> is no
 /// loop: a transport without loops of its own (Kestrel's sockets), or a connection built in a test.
 /// </summary>
-internal readonly struct ConnectionLoop
+public readonly record struct ConnectionLoop
 {
     public ConnectionLoop(PipeScheduler nextTurn, int index, int threadId)
     {

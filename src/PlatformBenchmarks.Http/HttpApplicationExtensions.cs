@@ -4,7 +4,7 @@ using Microsoft.AspNetCore.Server.Kestrel.Core;
 
 namespace PlatformBenchmarks.Http;
 
-internal static class HttpApplicationExtensions
+public static class HttpApplicationExtensions
 {
     /// <summary>
     /// Makes this engine the terminal connection middleware of a Kestrel endpoint: each accepted connection's

@@ -7,7 +7,7 @@ namespace PlatformBenchmarks.Http;
 /// and the limits. One per connection, reached through <see cref="HttpRequest.Connection"/>; the handler never looks for
 /// its connection anywhere else.
 /// </summary>
-internal sealed class HttpConnectionContext
+public sealed class HttpConnectionContext
 {
     private readonly HttpServerContext _server;
 

@@ -1,7 +1,7 @@
 namespace PlatformBenchmarks.Http;
 
 /// <summary>The request method. Methods outside RFC 9110's registered set parse as <see cref="Custom"/>.</summary>
-internal enum HttpMethod : byte
+public enum HttpMethod : byte
 {
     Custom,
     Get,

@@ -1,7 +1,7 @@
 namespace PlatformBenchmarks.Http;
 
 /// <summary>The HTTP versions this server speaks; any other version is answered with 505.</summary>
-internal enum HttpVersion : byte
+public enum HttpVersion : byte
 {
     Http10,
     Http11,

@@ -1,7 +1,7 @@
 namespace PlatformBenchmarks.Http;
 
 /// <summary>The status codes this server sends. Each has a preformatted status line in <see cref="HttpResponse"/>.</summary>
-internal enum HttpStatus : short
+public enum HttpStatus : short
 {
     Ok = 200,
     BadRequest = 400,

@@ -17,7 +17,7 @@ namespace PlatformBenchmarks.Http;
 /// answered already, and closes the connection either way. A read moves the connection's input on, so the
 /// <see cref="HttpRequest"/> it came with must not be used after the first read.
 /// </remarks>
-internal sealed class RequestBody
+public sealed class RequestBody
 {
     private readonly PipeReader? _input;
     private readonly Http1Response? _response;

@@ -5,19 +5,19 @@ namespace PlatformBenchmarks.Http;
 /// during the synchronous part of <see cref="IHttpApplication.ProcessRequest"/>, and only until the first read of its
 /// <see cref="Body"/>: copy out what must outlive it.
 /// </summary>
-internal readonly ref partial struct HttpRequest
+public readonly ref partial struct HttpRequest
 {
     private readonly ReadOnlySpan<byte> _head;
     private readonly ref readonly RequestHead _info;
     private readonly RequestBody _body;
     private readonly HttpConnectionContext? _connection;
 
-    public HttpRequest(ReadOnlySpan<byte> head, ref readonly RequestHead info)
+    internal HttpRequest(ReadOnlySpan<byte> head, ref readonly RequestHead info)
         : this(head, in info, RequestBody.Empty, null)
     {
     }
 
-    public HttpRequest(ReadOnlySpan<byte> head, ref readonly RequestHead info, RequestBody body, HttpConnectionContext? connection)
+    internal HttpRequest(ReadOnlySpan<byte> head, ref readonly RequestHead info, RequestBody body, HttpConnectionContext? connection)
     {
         _head = head;
         _info = ref info;

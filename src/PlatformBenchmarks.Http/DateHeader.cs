@@ -6,7 +6,7 @@ namespace PlatformBenchmarks.Http;
 /// The Date header value (IMF-fixdate, RFC 9110 §5.6.7), rendered once a second and shared by every response.
 /// TFB requires an accurate Date on every response and allows re-rendering it once a second.
 /// </summary>
-internal sealed class DateHeader : IDisposable
+public sealed class DateHeader : IDisposable
 {
     private const int Length = 29; // "Sun, 06 Nov 1994 08:49:37 GMT"
 

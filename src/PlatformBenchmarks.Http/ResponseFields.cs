@@ -7,7 +7,7 @@ namespace PlatformBenchmarks.Http;
 /// built once and sent with many responses. A handler names fields; each codec encodes them its own way, so the group
 /// keeps each codec's encoding, made once here: HTTP/1.1's field lines now.
 /// </summary>
-internal sealed class ResponseFields
+public sealed class ResponseFields
 {
     private readonly byte[] _http1Lines;
 
