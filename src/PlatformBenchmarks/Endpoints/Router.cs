@@ -157,15 +157,15 @@ internal readonly struct Router : IHttpApplication
                 Json.Write(response);
                 return default;
             case Route.Db:
-                return SingleQuery.HandleAsync(response, _database);
+                return SingleQuery.HandleAsync(response, _database, default);
             case Route.Fortunes:
-                return Fortunes.HandleAsync(response, _database);
+                return Fortunes.HandleAsync(response, _database, default);
             case Route.Queries:
                 return MultipleQueries.HandleAsync(response, _database, Count(request, countSegment, countInSegment, parameter));
             case Route.Updates:
                 return Updates.HandleAsync(response, _database, Count(request, countSegment, countInSegment, parameter));
             case Route.Cached:
-                return CachedQueries.HandleAsync(response, _cache, Count(request, countSegment, countInSegment, parameter));
+                return CachedQueries.HandleAsync(response, _cache, Count(request, countSegment, countInSegment, parameter), default);
             default:
                 // Unreachable while every route of the table has its case above; never a handler by default.
                 response.WriteText(HttpStatus.NotFound, "Not found.\n"u8);
