@@ -27,6 +27,7 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     // Each loop's lane at its DataLoop.Index, created on the loop's first read; replaced whole, under _laneLock, to grow.
     private DatabaseLane?[] _lanes = [];
     private readonly Lock _laneLock = new();
+    private volatile bool _closed;
     // Outages seen so far (breaker trips from closed): a lane connection opened before the last one is presumed dead.
     private int _outages;
     private readonly CircuitBreaker _breaker;
@@ -97,8 +98,9 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     }
 
     /// <summary>
-    /// The lane of <paramref name="loop"/> when lanes are on, the caller runs on that loop's thread and the breaker is
-    /// closed; else null, and the read goes through the shared pool.
+    /// The lane of <paramref name="loop"/> when lanes are on, the caller runs on that loop's thread, the breaker is
+    /// closed and the lane accepts the read (<see cref="DatabaseLane.Accepts"/>); else null, and the read goes through
+    /// the shared pool.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private DatabaseLane? Lane(DataLoop loop)
@@ -114,8 +116,8 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     }
 
     /// <summary>
-    /// The loop's first read: creates its lane, unless another thread holds the index (a second loop given the same
-    /// number, whose reads then go through the pool).
+    /// The loop's first read: creates its lane, unless the database is closed or another thread holds the index (a
+    /// second loop given the same number, whose reads then go through the pool).
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private DatabaseLane? CreateLane(DataLoop loop)
@@ -123,6 +125,11 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
         lock (_laneLock)
         {
             DatabaseLane?[] lanes = _lanes;
+            if (_closed)
+            {
+                return null;
+            }
+
             if (loop.Index < lanes.Length && lanes[loop.Index] is { } existing)
             {
                 return existing;
@@ -147,11 +154,15 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     /// <summary>A lane's batch failed: the same classification, and breaker update, as any other call's failure.</summary>
     internal DataFailure? ReportLaneFailure(Exception exception) => ReportFailure(exception, probe: false);
 
-    /// <summary>Starts closing the loops' connections, which are held, not pooled: the data source would leave them open.</summary>
+    /// <summary>
+    /// Closes the database to further reads (each gets <see cref="DataFailure.Closed"/>) and starts closing the loops'
+    /// connections, which are held, not pooled: the data source would leave them open.
+    /// </summary>
     private Task CloseLanesAsync()
     {
         lock (_laneLock)
         {
+            _closed = true;
             return Task.WhenAll(_lanes.OfType<DatabaseLane>().Select(lane => lane.CloseAsync()));
         }
     }

@@ -51,12 +51,13 @@ internal sealed partial class DatabaseLane
         }
     }
 
-    /// <summary>Whether a read may join the lane now: on the lane's own thread.</summary>
-    public bool Accepts => OnOwnThread;
+    /// <summary>Whether a read may join the lane now: on the lane's own thread, before it closed.</summary>
+    public bool Accepts => OnOwnThread && !_closed;
 
     /// <summary>
-    /// Closes the lane's connections on its loop: idle ones at once, one with a batch in flight when the batch ends. A
-    /// loop that has ended runs the closing elsewhere (<see cref="DataLoop.NextTurn"/>), with nothing in flight.
+    /// Closes the lane on its loop: the reads still waiting get <see cref="DataFailure.Closed"/>, idle connections close at
+    /// once, one with a batch in flight when the batch ends, and no connection opens afterwards. A loop that has ended
+    /// runs the closing elsewhere (<see cref="DataLoop.NextTurn"/>), with nothing in flight.
     /// </summary>
     public Task CloseAsync()
     {
@@ -72,6 +73,10 @@ internal sealed partial class DatabaseLane
     private async Task CloseOnLoopAsync(TaskCompletionSource closed)
     {
         _closed = true;
+        while (_waiting.TryDequeue(out LaneRead? read))
+        {
+            Deliver(read, DataFailure.Closed, null);
+        }
 
         foreach (LaneConnection connection in _connections)
         {
@@ -210,12 +215,12 @@ internal sealed partial class DatabaseLane
         connection.Busy = false;
         if (_closed)
         {
+            // Closed while the batch was out: the reads that waited had their answer then, and none opens a connection now.
             await connection.DropAsync();
         }
-
-        // Reads that arrived meanwhile go out now, even after a close: they must get an answer, if only a failure.
-        if (_waiting.Count > 0)
+        else if (_waiting.Count > 0)
         {
+            // Reads that arrived meanwhile go out now.
             PostFlush();
         }
     }

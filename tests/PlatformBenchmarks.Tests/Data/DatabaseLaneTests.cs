@@ -1,5 +1,6 @@
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Time.Testing;
+using Npgsql;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Tests.Support;
 
@@ -204,6 +205,41 @@ public sealed class DatabaseLaneTests : IDisposable
         Assert.Equal(table[read.Value.Id], read.Value.RandomNumber);
     }
 
+    [Fact]
+    public async Task ClosingAnswersTheWaitingReadsAndOpensNoConnectionAfterwards()
+    {
+        Database database = Create(loopConnections: 1);
+        Assert.Null((await _loop.RunAsync(database.LoadFortunesAsync)).Failure);
+        await using FortuneLock held = await FortuneLock.TakeAsync();
+        Task<DataResult<List<Fortune>>> inFlight = _loop.RunAsync(database.LoadFortunesAsync);
+        await _loop.TurnAsync();
+        Task<DataResult<List<Fortune>>[]> waiting = _loop.RunTogetherAsync(
+            Enumerable.Range(0, 5).Select(_ => (Func<DataLoop, ValueTask<DataResult<List<Fortune>>>>)database.LoadFortunesAsync).ToList());
+        await _loop.TurnAsync();
+
+        await database.DisposeAsync();
+        await held.ReleaseAsync();
+
+        // The batch in flight was accepted before the close: it brings its rows. The reads that waited for the next
+        // batch get the close as their answer, and no batch goes out on a new connection after it.
+        Assert.Equal(12, (await inFlight).Value.Count);
+        Assert.All(await waiting, read => Assert.Same(DataFailure.Closed, read.Failure));
+    }
+
+    [Fact]
+    public async Task AReadAfterTheDatabaseClosedGetsAnAnswer()
+    {
+        Database database = Create();
+        Assert.Null((await _loop.RunAsync(database.LoadSingleWorldAsync)).Failure);
+
+        await database.DisposeAsync();
+
+        // On the loop, whose lane is closed, and off it, where the pool is disposed: an answer, not the driver's exception.
+        Assert.Same(DataFailure.Closed, (await _loop.RunAsync(database.LoadSingleWorldAsync)).Failure);
+        Assert.Same(DataFailure.Closed, (await _loop.RunAsync(database.LoadFortunesAsync)).Failure);
+        Assert.Same(DataFailure.Closed, (await database.LoadSingleWorldAsync()).Failure);
+    }
+
     private static Func<DataLoop, ValueTask<World>> SingleWorld(Database database) => async loop => (await database.LoadSingleWorldAsync(loop)).Value;
 
     /// <summary>A read that says on which thread its caller resumed.</summary>
@@ -215,5 +251,38 @@ public sealed class DatabaseLaneTests : IDisposable
         DatabaseOptions options = TestDatabase.Options(Mode.Multiplexing, "Application Name=platformbenchmarks-lane-test");
         options.LoopConnections = loopConnections;
         return new Database(options, time ?? new FakeTimeProvider(), NullLogger.Instance);
+    }
+
+    /// <summary>
+    /// The fortune table locked by a transaction of its own: every read of it waits until <see cref="ReleaseAsync"/>, which
+    /// holds a lane's batch in flight for as long as a test needs.
+    /// </summary>
+    private sealed class FortuneLock : IAsyncDisposable
+    {
+        private readonly NpgsqlConnection _connection;
+        private readonly NpgsqlTransaction _transaction;
+
+        private FortuneLock(NpgsqlConnection connection, NpgsqlTransaction transaction)
+        {
+            _connection = connection;
+            _transaction = transaction;
+        }
+
+        public static async Task<FortuneLock> TakeAsync()
+        {
+            NpgsqlConnection connection = await TestDatabase.OpenDirectAsync();
+            NpgsqlTransaction transaction = await connection.BeginTransactionAsync();
+            await using var command = new NpgsqlCommand("LOCK TABLE fortune IN ACCESS EXCLUSIVE MODE", connection, transaction);
+            await command.ExecuteNonQueryAsync();
+            return new FortuneLock(connection, transaction);
+        }
+
+        public Task ReleaseAsync() => _transaction.RollbackAsync();
+
+        public async ValueTask DisposeAsync()
+        {
+            await _transaction.DisposeAsync();
+            await _connection.DisposeAsync();
+        }
     }
 }
