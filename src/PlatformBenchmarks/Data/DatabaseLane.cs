@@ -18,7 +18,8 @@ namespace PlatformBenchmarks.Data;
 /// <para>
 /// Every statement is its own statement with its own Sync (error barriers), as if sent alone: the batch is
 /// network-level pipelining of separate queries (docs/tfb-rules.md §2 #7). Reads arriving while all the loop's
-/// connections are busy wait for the next batch, so a batch grows with the load.
+/// connections are busy wait for the next batch, so a batch grows with the load, up to one more round of batches
+/// (<see cref="Accepts"/>).
 /// </para>
 /// </remarks>
 internal sealed partial class DatabaseLane
@@ -33,6 +34,7 @@ internal sealed partial class DatabaseLane
     private readonly PipeScheduler _loop;
     private readonly int _threadId;
     private readonly Queue<LaneRead> _waiting = new();
+    private readonly int _maxWaiting;
     private readonly LaneConnection[] _connections;
     private bool _flushPosted;
     private bool _closed;
@@ -44,6 +46,8 @@ internal sealed partial class DatabaseLane
         _source = source;
         _loop = loop.NextTurn ?? throw new ArgumentException("A lane needs a loop.", nameof(loop));
         _threadId = loop.ManagedThreadId;
+        // One more round of batches on every connection: what waits beyond it would wait longer than the shared pool.
+        _maxWaiting = MaxStatements * connections;
         _connections = new LaneConnection[connections];
         for (int i = 0; i < _connections.Length; i++)
         {
@@ -51,8 +55,13 @@ internal sealed partial class DatabaseLane
         }
     }
 
-    /// <summary>Whether a read may join the lane now: on the lane's own thread, before it closed.</summary>
-    public bool Accepts => OnOwnThread && !_closed;
+    /// <summary>
+    /// Whether a read may join the lane now: on the lane's own thread, before it closed, while fewer reads wait than one
+    /// more round of batches on every connection carries. A read refused because the lane is full goes through the shared
+    /// pool, which bounds its own waits: it still gets its rows, and the lane's memory stays bounded however slow the
+    /// database is (docs/decisions/0006-database-batches-per-loop.md, "A full lane").
+    /// </summary>
+    public bool Accepts => OnOwnThread && !_closed && _waiting.Count < _maxWaiting;
 
     /// <summary>
     /// Closes the lane on its loop: the reads still waiting get <see cref="DataFailure.Closed"/>, idle connections close at

@@ -206,6 +206,32 @@ public sealed class DatabaseLaneTests : IDisposable
     }
 
     [Fact]
+    public async Task ReadsBeyondAFullLaneGoThroughThePoolAndAllGetTheirRows()
+    {
+        await using Database database = Create(loopConnections: 1);
+        Assert.Null((await _loop.RunAsync(database.LoadFortunesAsync)).Failure);
+        await using FortuneLock held = await FortuneLock.TakeAsync();
+        // The loop's one connection is busy with a batch that waits for the lock.
+        Task<DataResult<List<Fortune>>> inFlight = _loop.RunAsync(database.LoadFortunesAsync);
+        await _loop.TurnAsync();
+
+        // One more batch's worth waits in the lane; the reads beyond it go to the shared pool.
+        const int Beyond = 3;
+        Task<(DataResult<List<Fortune>> Read, int Thread)[]> reads = _loop.RunTogetherAsync(Enumerable.Range(0, DatabaseLane.MaxStatements + Beyond)
+            .Select(_ => (Func<DataLoop, ValueTask<(DataResult<List<Fortune>>, int)>>)(async loop => (await database.LoadFortunesAsync(loop), Environment.CurrentManagedThreadId)))
+            .ToList());
+        await _loop.TurnAsync();
+        await held.ReleaseAsync();
+
+        Assert.Equal(12, (await inFlight).Value.Count);
+        (DataResult<List<Fortune>> Read, int Thread)[] answers = await reads;
+        Assert.All(answers, answer => Assert.Equal(12, answer.Read.Value.Count));
+        // The pool's replies resume their callers off the loop: exactly the reads the lane had no room for.
+        Assert.Equal(Beyond, answers.Count(answer => answer.Thread != _loop.ManagedThreadId));
+        Assert.All(answers[^Beyond..], answer => Assert.NotEqual(_loop.ManagedThreadId, answer.Thread));
+    }
+
+    [Fact]
     public async Task ClosingAnswersTheWaitingReadsAndOpensNoConnectionAfterwards()
     {
         Database database = Create(loopConnections: 1);
