@@ -19,8 +19,10 @@ internal readonly struct DataLoop
 
     /// <param name="nextTurn">
     /// Runs work on the loop's thread in a later turn, after the loop has handled what it has in hand; never inline, even
-    /// when called on the loop, or a batch would go out with only its first read. Once the loop has ended it must still
-    /// run the work, on another thread (the transport's loops hand it to the thread pool then): closing relies on it.
+    /// when called on the loop, or a batch would go out with only its first read. It runs the work with no
+    /// synchronization context set, or the runtime would queue the readers' continuations to the thread pool instead
+    /// of running them there. Once the loop has ended it must still run the work, on another thread (the transport's
+    /// loops hand it to the thread pool then): closing relies on it.
     /// </param>
     /// <param name="index">The loop's number, small and dense (0 to <see cref="MaxLoops"/> - 1), unique in the process.</param>
     /// <param name="managedThreadId">The loop thread's <see cref="Environment.CurrentManagedThreadId"/>.</param>
