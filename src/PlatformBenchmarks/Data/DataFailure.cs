@@ -11,6 +11,9 @@ internal sealed class DataFailure(DataOutcome outcome, string reason)
 
     public string Reason { get; } = reason;
 
+    /// <summary>The database was closed (the server is stopping): a read made after it, or left waiting by it, gets this.</summary>
+    public static DataFailure Closed { get; } = new(DataOutcome.Unavailable, "database closed: the server is stopping");
+
     /// <summary>The world row <paramref name="id"/> is not in the table.</summary>
     public static DataFailure MissingWorld(int id) => new(DataOutcome.MissingRow, $"the world table has no row {id}: is the database loaded?");
 

@@ -19,6 +19,12 @@ internal sealed partial class Database
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<DataResult<T>> CallAsync<TState, T>(TState state, Func<Database, TState, ValueTask<DataResult<T>>> call)
     {
+        if (_closed)
+        {
+            // Disposed, or being disposed: an answer rather than the driver's ObjectDisposedException.
+            return DataFailure.Closed;
+        }
+
         BreakerAdmission admission = _breaker.Enter();
         if (admission is BreakerAdmission.Open)
         {

@@ -8,8 +8,9 @@ internal sealed partial class Database
     /// Every row of the fortune table, unsorted. The caller adds the request-time fortune and sorts
     /// (<see cref="Fortune.AddAdditionalAndSort"/>).
     /// </summary>
-    public ValueTask<DataResult<List<Fortune>>> LoadFortunesAsync()
-        => Lane() is { } lane ? lane.LoadFortunesAsync() : CallAsync(static database => database.ReadFortunesAsync());
+    /// <param name="loop">The loop the caller runs on, if any: on its thread the read joins the loop's batch.</param>
+    public ValueTask<DataResult<List<Fortune>>> LoadFortunesAsync(DataLoop loop = default)
+        => Lane(loop) is { } lane ? lane.LoadFortunesAsync() : CallAsync(static database => database.ReadFortunesAsync());
 
     private async ValueTask<DataResult<List<Fortune>>> ReadFortunesAsync()
     {

@@ -6,7 +6,8 @@ namespace PlatformBenchmarks.Data;
 internal sealed partial class Database
 {
     /// <summary>One random row, read whole (docs/tfb-rules.md §4.2).</summary>
-    public ValueTask<DataResult<World>> LoadSingleWorldAsync() => LoadWorldAsync(World.RandomId());
+    /// <param name="loop">The loop the caller runs on, if any: on its thread the read joins the loop's batch.</param>
+    public ValueTask<DataResult<World>> LoadSingleWorldAsync(DataLoop loop = default) => LoadWorldAsync(World.RandomId(), loop);
 
     /// <summary>
     /// <paramref name="count"/> random rows (1..500), each read by its own statement (docs/tfb-rules.md §4.3): no <c>IN (…)</c>,
@@ -21,8 +22,8 @@ internal sealed partial class Database
     }
 
     /// <summary>One row by id: the db test's read, and the read-through of <see cref="WorldCache"/>.</summary>
-    internal ValueTask<DataResult<World>> LoadWorldAsync(int id)
-        => Lane() is { } lane
+    internal ValueTask<DataResult<World>> LoadWorldAsync(int id, DataLoop loop = default)
+        => Lane(loop) is { } lane
             ? lane.LoadWorldAsync(id)
             : CallAsync(id, static (database, id) => new ValueTask<DataResult<World>>(database.ReadWorldAsync(id)));
 

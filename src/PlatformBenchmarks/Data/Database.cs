@@ -23,9 +23,11 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     private readonly NpgsqlDataSource _dataSource;
     // The transport loops' own connections (DatabaseLane), null when lanes are off.
     private readonly NpgsqlDataSource? _laneSource;
-    private readonly Func<SynchronizationContext?> _currentLoop;
     private readonly int _loopConnections;
-    private readonly List<DatabaseLane> _lanes = [];
+    // Each loop's lane at its DataLoop.Index, created on the loop's first read; replaced whole, under _laneLock, to grow.
+    private DatabaseLane?[] _lanes = [];
+    private readonly Lock _laneLock = new();
+    private volatile bool _closed;
     // Outages seen so far (breaker trips from closed): a lane connection opened before the last one is presumed dead.
     private int _outages;
     private readonly CircuitBreaker _breaker;
@@ -44,22 +46,22 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
 
     /// <param name="time">The clock of the circuit breaker.</param>
     /// <param name="logger">Where outages and recoveries are logged (<see cref="OutageLog"/>), under <see cref="LogCategory"/>.</param>
-    /// <param name="currentLoop">
-    /// The calling thread's loop as a context that runs posted work on that same thread, or null on any other thread.
-    /// Reads on such a thread go into its <see cref="DatabaseLane"/>; null for a host without loops.
-    /// </param>
-    public Database(DatabaseOptions options, TimeProvider time, ILogger logger, Func<SynchronizationContext?>? currentLoop = null)
+    /// <remarks>
+    /// With <see cref="DatabaseOptions.LoopConnections"/> above 0, a read whose caller names its loop (a
+    /// <see cref="DataLoop"/>) and runs on that loop's thread goes into the loop's <see cref="DatabaseLane"/>; every
+    /// other read goes through the shared pool.
+    /// </remarks>
+    public Database(DatabaseOptions options, TimeProvider time, ILogger logger)
     {
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(time);
         ArgumentNullException.ThrowIfNull(logger);
-        _currentLoop = currentLoop ?? (static () => null);
         NpgsqlConnectionStringBuilder settings = options.CreateConnectionStringBuilder();
         // The slim builder carries only the basic type mappings (int4, text) we use, which trims start-up and the AOT image.
         _dataSource = new NpgsqlSlimDataSourceBuilder(settings.ConnectionString).Build();
         _breaker = new CircuitBreaker(options.FailFastPeriod, time, logger);
         _multiplexing = settings.Multiplexing;
-        if (currentLoop is not null && options.LoopConnections > 0)
+        if (options.LoopConnections > 0)
         {
             // The loops hold their connections for the life of the process: the pool only opens them, so its size is no limit.
             var laneSettings = new NpgsqlConnectionStringBuilder(settings.ConnectionString) { Multiplexing = false, MaxPoolSize = 1024 };
@@ -95,10 +97,56 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
         return new DatabaseStatus(true, $"{Settings}: {fortunes.Count} fortunes read, probe read of World row {world.Id} succeeded");
     }
 
-    /// <summary>This thread's lane when it is a loop thread, lanes are on and the breaker is closed; else null.</summary>
+    /// <summary>
+    /// The lane of <paramref name="loop"/> when lanes are on, the caller runs on that loop's thread, the breaker is
+    /// closed and the lane accepts the read (<see cref="DatabaseLane.Accepts"/>); else null, and the read goes through
+    /// the shared pool.
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private DatabaseLane? Lane()
-        => _laneSource is not null && !_breaker.IsOpen ? DatabaseLane.ForCurrentThread(this, _laneSource, _currentLoop, _loopConnections) : null;
+    private DatabaseLane? Lane(DataLoop loop)
+    {
+        if (_laneSource is null || !loop.IsCurrentThread || _breaker.IsOpen)
+        {
+            return null;
+        }
+
+        DatabaseLane?[] lanes = _lanes;
+        DatabaseLane? lane = (uint)loop.Index < (uint)lanes.Length ? lanes[loop.Index] : null;
+        return (lane ?? CreateLane(loop)) is { Accepts: true } accepting ? accepting : null;
+    }
+
+    /// <summary>
+    /// The loop's first read: creates its lane, unless the database is closed or another thread holds the index (a
+    /// second loop given the same number, whose reads then go through the pool).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private DatabaseLane? CreateLane(DataLoop loop)
+    {
+        lock (_laneLock)
+        {
+            DatabaseLane?[] lanes = _lanes;
+            if (_closed)
+            {
+                return null;
+            }
+
+            if (loop.Index < lanes.Length && lanes[loop.Index] is { } existing)
+            {
+                return existing;
+            }
+
+            if (loop.Index >= lanes.Length)
+            {
+                Array.Resize(ref lanes, Math.Max(loop.Index + 1, lanes.Length * 2));
+            }
+
+            var lane = new DatabaseLane(this, _laneSource!, loop, _loopConnections);
+            lanes[loop.Index] = lane;
+            // Published whole: a loop reading the array unlocked sees either the old one or this one, filled.
+            Volatile.Write(ref _lanes, lanes);
+            return lane;
+        }
+    }
 
     /// <summary>How many times the database was found gone; a connection opened before the last time is not used again.</summary>
     internal int Outages => Volatile.Read(ref _outages);
@@ -106,21 +154,16 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
     /// <summary>A lane's batch failed: the same classification, and breaker update, as any other call's failure.</summary>
     internal DataFailure? ReportLaneFailure(Exception exception) => ReportFailure(exception, probe: false);
 
-    /// <summary>A loop created its lane: its connections are closed with the database.</summary>
-    internal void Register(DatabaseLane lane)
-    {
-        lock (_lanes)
-        {
-            _lanes.Add(lane);
-        }
-    }
-
-    /// <summary>Starts closing the loops' connections, which are held, not pooled: the data source would leave them open.</summary>
+    /// <summary>
+    /// Closes the database to further reads (each gets <see cref="DataFailure.Closed"/>) and starts closing the loops'
+    /// connections, which are held, not pooled: the data source would leave them open.
+    /// </summary>
     private Task CloseLanesAsync()
     {
-        lock (_lanes)
+        lock (_laneLock)
         {
-            return Task.WhenAll(_lanes.Select(lane => lane.CloseAsync()));
+            _closed = true;
+            return Task.WhenAll(_lanes.OfType<DatabaseLane>().Select(lane => lane.CloseAsync()));
         }
     }
 

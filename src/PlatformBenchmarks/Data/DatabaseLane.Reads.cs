@@ -46,8 +46,8 @@ internal sealed partial class DatabaseLane
 
     /// <summary>
     /// A read whose caller awaits it as a <see cref="ValueTask{T}"/>, reused once the caller has its result. The
-    /// continuation runs where the read completes, on the loop, and not through the caller's context: the loop is the
-    /// only context the caller could have had.
+    /// continuation runs where the read completes, on the loop, and not through a context the caller captured: its
+    /// caller ran on the loop, where it is.
     /// </summary>
     private abstract class LaneRead<T>(DatabaseLane lane) : LaneRead, IValueTaskSource<DataResult<T>>
     {

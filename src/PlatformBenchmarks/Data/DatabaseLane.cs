@@ -1,3 +1,5 @@
+using System.Diagnostics;
+using System.IO.Pipelines;
 using System.Runtime.CompilerServices;
 using Npgsql;
 
@@ -11,12 +13,13 @@ namespace PlatformBenchmarks.Data;
 /// With a shared multiplexing pool a read crosses threads four times: the loop hands it to the pool's writer, the
 /// runtime's socket thread receives the reply, a pool worker completes it, and the loop is woken to send. When the
 /// server is short of CPU each crossing costs a context switch; here a batch crosses twice, however many requests it
-/// carries: the reply wakes the runtime's socket thread, which posts the batch's results to the loop
-/// (docs/decisions/0006-database-batches-per-loop.md).
+/// carries: the reply wakes the runtime's socket thread, which posts the batch's results to the loop through the
+/// loop's <see cref="DataLoop.NextTurn"/> (docs/decisions/0006-database-batches-per-loop.md).
 /// <para>
 /// Every statement is its own statement with its own Sync (error barriers), as if sent alone: the batch is
 /// network-level pipelining of separate queries (docs/tfb-rules.md §2 #7). Reads arriving while all the loop's
-/// connections are busy wait for the next batch, so a batch grows with the load.
+/// connections are busy wait for the next batch, so a batch grows with the load, up to one more round of batches
+/// (<see cref="Accepts"/>).
 /// </para>
 /// </remarks>
 internal sealed partial class DatabaseLane
@@ -24,25 +27,27 @@ internal sealed partial class DatabaseLane
     /// <summary>The most reads, each one statement, that one batch carries.</summary>
     internal const int MaxStatements = 512;
 
-    [ThreadStatic]
-    private static DatabaseLane? t_lane;
-
-    private static readonly SendOrPostCallback s_flush = static state => ((DatabaseLane)state!).Flush();
+    private static readonly Action<object?> s_flush = static state => ((DatabaseLane)state!).Flush();
 
     private readonly Database _database;
     private readonly NpgsqlDataSource _source;
-    private readonly SynchronizationContext _loop;
-    private readonly int _threadId = Environment.CurrentManagedThreadId;
+    private readonly PipeScheduler _loop;
+    private readonly int _threadId;
     private readonly Queue<LaneRead> _waiting = new();
+    private readonly int _maxWaiting;
     private readonly LaneConnection[] _connections;
     private bool _flushPosted;
     private bool _closed;
 
-    private DatabaseLane(Database database, NpgsqlDataSource source, SynchronizationContext loop, int connections)
+    /// <summary>A lane for <paramref name="loop"/>, to be created on that loop's thread.</summary>
+    public DatabaseLane(Database database, NpgsqlDataSource source, DataLoop loop, int connections)
     {
         _database = database;
         _source = source;
-        _loop = loop;
+        _loop = loop.NextTurn ?? throw new ArgumentException("A lane needs a loop.", nameof(loop));
+        _threadId = loop.ManagedThreadId;
+        // One more round of batches on every connection: what waits beyond it would wait longer than the shared pool.
+        _maxWaiting = MaxStatements * connections;
         _connections = new LaneConnection[connections];
         for (int i = 0; i < _connections.Length; i++)
         {
@@ -50,50 +55,38 @@ internal sealed partial class DatabaseLane
         }
     }
 
-    /// <summary>This thread's lane for <paramref name="database"/>, created on first use; null off the loop threads.</summary>
-    public static DatabaseLane? ForCurrentThread(Database database, NpgsqlDataSource source, Func<SynchronizationContext?> currentLoop, int connections)
-    {
-        if (t_lane is { } lane && lane._database == database)
-        {
-            return lane;
-        }
-
-        if (currentLoop() is not { } loop)
-        {
-            return null;
-        }
-
-        lane = new DatabaseLane(database, source, loop, connections);
-        database.Register(lane);
-        return t_lane = lane;
-    }
+    /// <summary>
+    /// Whether a read may join the lane now: on the lane's own thread, before it closed, while fewer reads wait than one
+    /// more round of batches on every connection carries. A read refused because the lane is full goes through the shared
+    /// pool, which bounds its own waits: it still gets its rows, and the lane's memory stays bounded however slow the
+    /// database is (docs/decisions/0006-database-batches-per-loop.md, "A full lane").
+    /// </summary>
+    public bool Accepts => OnOwnThread && !_closed && _waiting.Count < _maxWaiting;
 
     /// <summary>
-    /// Closes the lane's connections on its loop: idle ones at once, one with a batch in flight when the batch ends. A
-    /// loop that no longer takes work (it has ended) leaves the closing to the caller's thread, with nothing in flight.
+    /// Closes the lane on its loop: the reads still waiting get <see cref="DataFailure.Closed"/>, idle connections close at
+    /// once, one with a batch in flight when the batch ends, and no connection opens afterwards. A loop that has ended
+    /// runs the closing elsewhere (<see cref="DataLoop.NextTurn"/>), with nothing in flight.
     /// </summary>
     public Task CloseAsync()
     {
         var closed = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        try
+        _loop.Schedule(static state =>
         {
-            _loop.Post(static state =>
-            {
-                (DatabaseLane lane, TaskCompletionSource done) = ((DatabaseLane, TaskCompletionSource))state!;
-                _ = lane.CloseOnLoopAsync(done);
-            }, (this, closed));
-        }
-        catch (InvalidOperationException)
-        {
-            _ = CloseOnLoopAsync(closed);
-        }
-
+            (DatabaseLane lane, TaskCompletionSource done) = ((DatabaseLane, TaskCompletionSource))state!;
+            _ = lane.CloseOnLoopAsync(done);
+        }, (this, closed));
         return closed.Task;
     }
 
     private async Task CloseOnLoopAsync(TaskCompletionSource closed)
     {
         _closed = true;
+        while (_waiting.TryDequeue(out LaneRead? read))
+        {
+            Deliver(read, DataFailure.Closed, null);
+        }
+
         foreach (LaneConnection connection in _connections)
         {
             if (!connection.Busy)
@@ -110,6 +103,7 @@ internal sealed partial class DatabaseLane
 
     private void Enqueue(LaneRead read)
     {
+        Debug.Assert(Accepts, "Only a read the lane accepts joins it.");
         _waiting.Enqueue(read);
         PostFlush();
     }
@@ -120,7 +114,7 @@ internal sealed partial class DatabaseLane
         if (!_flushPosted)
         {
             _flushPosted = true;
-            _loop.Post(s_flush, this);
+            _loop.Schedule(s_flush, this);
         }
     }
 
@@ -145,31 +139,22 @@ internal sealed partial class DatabaseLane
 
     /// <summary>
     /// Completes <paramref name="read"/>, running its caller's continuation inline, here on the loop, so the response is
-    /// written at once. The loop's context is taken off the thread meanwhile: the runtime does not run an awaiting
-    /// method's continuation inline under a context other than the one it captured, and would queue it to the pool.
+    /// written at once. Nothing sets a synchronization context on the loop's next turn, and the runtime inlines an
+    /// awaiting method's continuation only where none is set (it would queue it to the thread pool otherwise).
     /// </summary>
     private static void Deliver(LaneRead read, DataFailure? failure, Exception? bug)
     {
-        SynchronizationContext? loop = SynchronizationContext.Current;
-        SynchronizationContext.SetSynchronizationContext(null);
-        try
+        if (failure is not null)
         {
-            if (failure is not null)
-            {
-                read.Fail(failure);
-            }
-            else if (bug is not null)
-            {
-                read.Fail(bug);
-            }
-            else
-            {
-                read.Complete();
-            }
+            read.Fail(failure);
         }
-        finally
+        else if (bug is not null)
         {
-            SynchronizationContext.SetSynchronizationContext(loop);
+            read.Fail(bug);
+        }
+        else
+        {
+            read.Complete();
         }
     }
 
@@ -239,18 +224,18 @@ internal sealed partial class DatabaseLane
         connection.Busy = false;
         if (_closed)
         {
+            // Closed while the batch was out: the reads that waited had their answer then, and none opens a connection now.
             await connection.DropAsync();
         }
-
-        // Reads that arrived meanwhile go out now, even after a close: they must get an answer, if only a failure.
-        if (_waiting.Count > 0)
+        else if (_waiting.Count > 0)
         {
+            // Reads that arrived meanwhile go out now.
             PostFlush();
         }
     }
 
     /// <summary>Awaited, continues on the loop (in its next turn) whatever thread awaited it.</summary>
-    private readonly struct ReturnTo(SynchronizationContext loop) : ICriticalNotifyCompletion
+    private readonly struct ReturnTo(PipeScheduler loop) : ICriticalNotifyCompletion
     {
         public bool IsCompleted => false;
 
@@ -260,7 +245,7 @@ internal sealed partial class DatabaseLane
         {
         }
 
-        public void OnCompleted(Action continuation) => loop.Post(static state => ((Action)state!)(), continuation);
+        public void OnCompleted(Action continuation) => loop.Schedule(static state => ((Action)state!)(), continuation);
 
         public void UnsafeOnCompleted(Action continuation) => OnCompleted(continuation);
     }

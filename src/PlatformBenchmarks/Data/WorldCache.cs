@@ -47,7 +47,8 @@ internal sealed class WorldCache : IDisposable
     /// <paramref name="count"/> random rows (1..500) from the cache. Completes synchronously when every row is cached;
     /// a miss loads the row from the database and caches it.
     /// </summary>
-    public ValueTask<DataResult<World[]>> GetCachedWorldsAsync(int count)
+    /// <param name="loop">The loop the caller runs on, if any: on its thread a miss joins the loop's batch.</param>
+    public ValueTask<DataResult<World[]>> GetCachedWorldsAsync(int count, DataLoop loop = default)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(count, World.MinPerRequest);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(count, World.MaxPerRequest);
@@ -57,7 +58,7 @@ internal sealed class WorldCache : IDisposable
             int id = World.RandomId();
             if (!TryGet(id, out worlds[i]))
             {
-                return ReadThroughAsync(worlds, i, id);
+                return ReadThroughAsync(worlds, i, id, loop);
             }
         }
 
@@ -84,9 +85,9 @@ internal sealed class WorldCache : IDisposable
 
     private void Add(World world) => _cache.Set(s_keys[world.Id], (object)world);
 
-    private async ValueTask<DataResult<World[]>> ReadThroughAsync(World[] worlds, int index, int missingId)
+    private async ValueTask<DataResult<World[]>> ReadThroughAsync(World[] worlds, int index, int missingId, DataLoop loop)
     {
-        if (!(await LoadAndCacheAsync(missingId)).TryGetValue(out worlds[index], out DataFailure? failure))
+        if (!(await LoadAndCacheAsync(missingId, loop)).TryGetValue(out worlds[index], out DataFailure? failure))
         {
             return failure;
         }
@@ -94,7 +95,7 @@ internal sealed class WorldCache : IDisposable
         for (int i = index + 1; i < worlds.Length; i++)
         {
             int id = World.RandomId();
-            if (!TryGet(id, out worlds[i]) && !(await LoadAndCacheAsync(id)).TryGetValue(out worlds[i], out failure))
+            if (!TryGet(id, out worlds[i]) && !(await LoadAndCacheAsync(id, loop)).TryGetValue(out worlds[i], out failure))
             {
                 return failure;
             }
@@ -103,9 +104,11 @@ internal sealed class WorldCache : IDisposable
         return worlds;
     }
 
-    private async ValueTask<DataResult<World>> LoadAndCacheAsync(int id)
+    private async ValueTask<DataResult<World>> LoadAndCacheAsync(int id, DataLoop loop)
     {
-        DataResult<World> loaded = await _database.LoadWorldAsync(id);
+        // Still on the loop after a miss read in its lane; after one read through the pool, elsewhere, and the database
+        // sends the next miss through the pool too.
+        DataResult<World> loaded = await _database.LoadWorldAsync(id, loop);
         if (loaded.TryGetValue(out World world, out _))
         {
             Add(world);

@@ -9,6 +9,7 @@ namespace PlatformBenchmarks.Endpoints;
 /// </summary>
 internal static class CachedQueries
 {
-    public static ValueTask HandleAsync(HttpResponse response, WorldCache cache, int count) =>
-        WorldsResponse.WriteAsync(response, cache.GetCachedWorldsAsync(count));
+    /// <param name="loop">The loop of the request's connection: a cache miss joins its batch.</param>
+    public static ValueTask HandleAsync(HttpResponse response, WorldCache cache, int count, DataLoop loop) =>
+        WorldsResponse.WriteAsync(response, cache.GetCachedWorldsAsync(count, loop));
 }

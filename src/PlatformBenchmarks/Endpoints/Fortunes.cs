@@ -21,9 +21,10 @@ internal static class Fortunes
     internal static HtmlTemplate Template => s_template;
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-    public static async ValueTask HandleAsync(HttpResponse response, Database database)
+    /// <param name="loop">The loop of the request's connection: the read joins its batch.</param>
+    public static async ValueTask HandleAsync(HttpResponse response, Database database, DataLoop loop)
     {
-        if (!(await database.LoadFortunesAsync()).TryGetValue(out List<Fortune>? fortunes, out DataFailure? failure))
+        if (!(await database.LoadFortunesAsync(loop)).TryGetValue(out List<Fortune>? fortunes, out DataFailure? failure))
         {
             DatabaseErrors.Write(response, failure);
             return;

@@ -8,9 +8,10 @@ namespace PlatformBenchmarks.Endpoints;
 internal static class SingleQuery
 {
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-    public static async ValueTask HandleAsync(HttpResponse response, Database database)
+    /// <param name="loop">The loop of the request's connection: the read joins its batch.</param>
+    public static async ValueTask HandleAsync(HttpResponse response, Database database, DataLoop loop)
     {
-        if (!(await database.LoadSingleWorldAsync()).TryGetValue(out World world, out DataFailure? failure))
+        if (!(await database.LoadSingleWorldAsync(loop)).TryGetValue(out World world, out DataFailure? failure))
         {
             DatabaseErrors.Write(response, failure);
             return;

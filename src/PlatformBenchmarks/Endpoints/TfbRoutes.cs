@@ -56,16 +56,16 @@ internal sealed class TfbRoutes : IRouteModule
                 Endpoints.Json.Write(response);
                 return default;
             case Db:
-                return SingleQuery.HandleAsync(response, _database);
+                return SingleQuery.HandleAsync(response, _database, LoopOf(request));
             case Fortunes:
-                return Endpoints.Fortunes.HandleAsync(response, _database);
+                return Endpoints.Fortunes.HandleAsync(response, _database, LoopOf(request));
             case Queries:
                 return MultipleQueries.HandleAsync(response, _database, Count(in match, request, "queries"u8));
             case Updates:
                 return Endpoints.Updates.HandleAsync(response, _database, Count(in match, request, "queries"u8));
             case CachedWorlds:
             case CachedQueries:
-                return Endpoints.CachedQueries.HandleAsync(response, _cache, Count(in match, request, "count"u8));
+                return Endpoints.CachedQueries.HandleAsync(response, _cache, Count(in match, request, "count"u8), LoopOf(request));
             default:
                 throw new UnreachableException($"TFB has no route {match.Route.Id}.");
         }
@@ -73,6 +73,13 @@ internal sealed class TfbRoutes : IRouteModule
 
     private Route CountRoute(int id, string path, string parameter) =>
         new(this, id, RoutePattern.WithOptionalSegment(path), MethodSet.Read, forms: [$"{path}/{{count}}", $"{path}?{parameter}={{count}}"]);
+
+    /// <summary>The transport loop the request's connection runs on, as the data layer names it: its batches are per loop.</summary>
+    private static DataLoop LoopOf(HttpRequest request)
+    {
+        ConnectionLoop loop = request.Connection.Loop;
+        return loop.NextTurn is null ? default : new DataLoop(loop.NextTurn, loop.Index, loop.ThreadId);
+    }
 
     /// <summary>The row count from the path segment, or else from the query's <paramref name="parameter"/>, sanitised per TFB.</summary>
     private static int Count(in RouteMatch match, HttpRequest request, ReadOnlySpan<byte> parameter)

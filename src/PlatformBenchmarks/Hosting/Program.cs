@@ -100,8 +100,7 @@ internal static class Program
             services.GetRequiredService<ILoggerFactory>().CreateLogger("PlatformBenchmarks.Http")));
         // The host disposes these when it stops (the data source's connections, the cache, the Date timer).
         builder.Services.AddSingleton(services => new Database(
-            services.GetRequiredService<IOptions<DatabaseOptions>>().Value, services.GetRequiredService<TimeProvider>(), services.GetRequiredService<ILoggerFactory>().CreateLogger(Database.LogCategory),
-            static () => LoopSynchronizationContext.CurrentLoop));
+            services.GetRequiredService<IOptions<DatabaseOptions>>().Value, services.GetRequiredService<TimeProvider>(), services.GetRequiredService<ILoggerFactory>().CreateLogger(Database.LogCategory)));
         builder.Services.AddSingleton(services => new WorldCache(
             services.GetRequiredService<Database>(), services.GetRequiredService<TimeProvider>()));
         builder.Services.AddSingleton(services => new StaticFiles(

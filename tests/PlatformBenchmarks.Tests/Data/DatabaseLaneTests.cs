@@ -1,5 +1,6 @@
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Time.Testing;
+using Npgsql;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Tests.Support;
 
@@ -38,7 +39,7 @@ public sealed class DatabaseLaneTests : IDisposable
         await using Database database = Create();
         int[] table = await TestDatabase.ReadWorldTableAsync();
 
-        World[] worlds = (await _loop.RunAsync(() => database.LoadWorldsAsync(count))).Value;
+        World[] worlds = (await _loop.RunAsync(_ => database.LoadWorldsAsync(count))).Value;
 
         Assert.Equal(count, worlds.Length);
         Assert.All(worlds, world => Assert.Equal(table[world.Id], world.RandomNumber));
@@ -51,12 +52,12 @@ public sealed class DatabaseLaneTests : IDisposable
         int[] table = await TestDatabase.ReadWorldTableAsync();
 
         // More statements than one batch carries: the turn's reads go out over several batches, in order.
-        var calls = new List<Func<ValueTask<World[]>>>();
+        var calls = new List<Func<DataLoop, ValueTask<World[]>>>();
         for (int i = 0; i < 700; i++)
         {
             calls.Add(i % 10 == 5
-                ? async () => (await database.LoadFortunesAsync()).Value.Select(fortune => new World(fortune.Id, -1)).ToArray()
-                : async () => [(await database.LoadSingleWorldAsync()).Value]);
+                ? async loop => (await database.LoadFortunesAsync(loop)).Value.Select(fortune => new World(fortune.Id, -1)).ToArray()
+                : async loop => [(await database.LoadSingleWorldAsync(loop)).Value]);
         }
 
         World[][] results = await _loop.RunTogetherAsync(calls);
@@ -81,40 +82,78 @@ public sealed class DatabaseLaneTests : IDisposable
     {
         await using Database database = Create();
 
-        (int before, int after, bool context) = await _loop.RunAsync(async () =>
+        (int before, int after, int turns, bool context) = await _loop.RunAsync(async loop =>
         {
             int before = Environment.CurrentManagedThreadId;
-            await database.LoadSingleWorldAsync();
-            // The reply reached the loop through its queue; the continuation then ran there at once, not posted again.
-            return (before, Environment.CurrentManagedThreadId, SynchronizationContext.Current is null);
+            int turnsBefore = _loop.PostedCount;
+            await database.LoadSingleWorldAsync(loop);
+            return (before, Environment.CurrentManagedThreadId, _loop.PostedCount - turnsBefore, SynchronizationContext.Current is null);
         });
 
         Assert.Equal(_loop.ManagedThreadId, before);
         Assert.Equal(_loop.ManagedThreadId, after);
-        Assert.True(context, "the caller's continuation must run outside the loop's context, as it was called");
+        // Two turns: the flush, then the reply's return to the loop, in which the continuation ran at once, not posted again.
+        Assert.Equal(2, turns);
+        Assert.True(context, "the caller's continuation must run with no synchronization context, as it was called");
     }
 
     [Fact]
-    public async Task OffTheLoopReadsGoThroughThePool()
+    public async Task ACacheMissOnTheLoopIsReadInItsBatchAndResumesThere()
+    {
+        await using Database database = Create();
+        using var cache = new WorldCache(database, new FakeTimeProvider());
+        int[] table = await TestDatabase.ReadWorldTableAsync();
+
+        // Cold: every row is a miss, read through the loop's lane one after the other.
+        (World[] worlds, int after) = await _loop.RunAsync(async loop =>
+            ((await cache.GetCachedWorldsAsync(5, loop)).Value, Environment.CurrentManagedThreadId));
+
+        Assert.Equal(_loop.ManagedThreadId, after);
+        Assert.All(worlds, world => Assert.Equal(table[world.Id], world.RandomNumber));
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task OffTheLoopReadsGoThroughThePool(bool namingTheLoop)
     {
         await using Database database = Create();
         int[] table = await TestDatabase.ReadWorldTableAsync();
         int posted = _loop.PostedCount;
 
-        World world = (await database.LoadSingleWorldAsync()).Value;
+        // Naming the loop from another thread (a caller that resumed on the thread pool) changes nothing.
+        World world = (await database.LoadSingleWorldAsync(namingTheLoop ? _loop.Loop : default)).Value;
 
         Assert.Equal(table[world.Id], world.RandomNumber);
         Assert.Equal(posted, _loop.PostedCount);
     }
 
     [Fact]
+    public async Task EachLoopHasItsLaneAndALoopGivenATakenIndexReadsThroughThePool()
+    {
+        await using Database database = Create();
+        int[] table = await TestDatabase.ReadWorldTableAsync();
+        using var second = new TestLoop(index: 1);
+        using var sameIndex = new TestLoop(index: 0);
+
+        (World World, int Thread) first = await _loop.RunAsync(ReadAndWhere(database));
+        (World World, int Thread) other = await second.RunAsync(ReadAndWhere(database));
+        (World World, int Thread) taken = await sameIndex.RunAsync(ReadAndWhere(database));
+
+        Assert.Equal(_loop.ManagedThreadId, first.Thread);
+        Assert.Equal(second.ManagedThreadId, other.Thread);
+        Assert.NotEqual(sameIndex.ManagedThreadId, taken.Thread);
+        Assert.All([first.World, other.World, taken.World], world => Assert.Equal(table[world.Id], world.RandomNumber));
+    }
+
+    [Fact]
     public async Task AnUnreachableDatabaseFailsEveryReadOfTheBatchAndOpensTheBreaker()
     {
         var options = new DatabaseOptions { ConnectionString = "Host=127.0.0.1;Port=1;Database=none;Username=none;Password=none;Timeout=2" };
-        await using var database = new Database(options, new FakeTimeProvider(), NullLogger.Instance, static () => TestLoop.CurrentLoop);
+        await using var database = new Database(options, new FakeTimeProvider(), NullLogger.Instance);
 
         DataResult<World>[] reads = await _loop.RunTogetherAsync(
-            Enumerable.Range(0, 10).Select(_ => (Func<ValueTask<DataResult<World>>>)database.LoadSingleWorldAsync).ToList());
+            Enumerable.Range(0, 10).Select(_ => (Func<DataLoop, ValueTask<DataResult<World>>>)database.LoadSingleWorldAsync).ToList());
 
         // Every one of them failed as unavailable, none was left waiting, and the breaker now answers at once.
         Assert.All(reads, read => Assert.Equal(DataOutcome.Unavailable, read.Outcome));
@@ -166,12 +205,110 @@ public sealed class DatabaseLaneTests : IDisposable
         Assert.Equal(table[read.Value.Id], read.Value.RandomNumber);
     }
 
-    private static Func<ValueTask<World>> SingleWorld(Database database) => async () => (await database.LoadSingleWorldAsync()).Value;
+    [Fact]
+    public async Task ReadsBeyondAFullLaneGoThroughThePoolAndAllGetTheirRows()
+    {
+        await using Database database = Create(loopConnections: 1);
+        Assert.Null((await _loop.RunAsync(database.LoadFortunesAsync)).Failure);
+        await using FortuneLock held = await FortuneLock.TakeAsync();
+        // The loop's one connection is busy with a batch that waits for the lock.
+        Task<DataResult<List<Fortune>>> inFlight = _loop.RunAsync(database.LoadFortunesAsync);
+        await _loop.TurnAsync();
 
-    private static Database Create(TimeProvider? time = null)
+        // One more batch's worth waits in the lane; the reads beyond it go to the shared pool.
+        const int Beyond = 3;
+        Task<(DataResult<List<Fortune>> Read, int Thread)[]> reads = _loop.RunTogetherAsync(Enumerable.Range(0, DatabaseLane.MaxStatements + Beyond)
+            .Select(_ => (Func<DataLoop, ValueTask<(DataResult<List<Fortune>>, int)>>)(async loop => (await database.LoadFortunesAsync(loop), Environment.CurrentManagedThreadId)))
+            .ToList());
+        await _loop.TurnAsync();
+        await held.ReleaseAsync();
+
+        Assert.Equal(12, (await inFlight).Value.Count);
+        (DataResult<List<Fortune>> Read, int Thread)[] answers = await reads;
+        Assert.All(answers, answer => Assert.Equal(12, answer.Read.Value.Count));
+        // The pool's replies resume their callers off the loop: exactly the reads the lane had no room for.
+        Assert.Equal(Beyond, answers.Count(answer => answer.Thread != _loop.ManagedThreadId));
+        Assert.All(answers[^Beyond..], answer => Assert.NotEqual(_loop.ManagedThreadId, answer.Thread));
+    }
+
+    [Fact]
+    public async Task ClosingAnswersTheWaitingReadsAndOpensNoConnectionAfterwards()
+    {
+        Database database = Create(loopConnections: 1);
+        Assert.Null((await _loop.RunAsync(database.LoadFortunesAsync)).Failure);
+        await using FortuneLock held = await FortuneLock.TakeAsync();
+        Task<DataResult<List<Fortune>>> inFlight = _loop.RunAsync(database.LoadFortunesAsync);
+        await _loop.TurnAsync();
+        Task<DataResult<List<Fortune>>[]> waiting = _loop.RunTogetherAsync(
+            Enumerable.Range(0, 5).Select(_ => (Func<DataLoop, ValueTask<DataResult<List<Fortune>>>>)database.LoadFortunesAsync).ToList());
+        await _loop.TurnAsync();
+
+        await database.DisposeAsync();
+        await held.ReleaseAsync();
+
+        // The batch in flight was accepted before the close: it brings its rows. The reads that waited for the next
+        // batch get the close as their answer, and no batch goes out on a new connection after it.
+        Assert.Equal(12, (await inFlight).Value.Count);
+        Assert.All(await waiting, read => Assert.Same(DataFailure.Closed, read.Failure));
+    }
+
+    [Fact]
+    public async Task AReadAfterTheDatabaseClosedGetsAnAnswer()
+    {
+        Database database = Create();
+        Assert.Null((await _loop.RunAsync(database.LoadSingleWorldAsync)).Failure);
+
+        await database.DisposeAsync();
+
+        // On the loop, whose lane is closed, and off it, where the pool is disposed: an answer, not the driver's exception.
+        Assert.Same(DataFailure.Closed, (await _loop.RunAsync(database.LoadSingleWorldAsync)).Failure);
+        Assert.Same(DataFailure.Closed, (await _loop.RunAsync(database.LoadFortunesAsync)).Failure);
+        Assert.Same(DataFailure.Closed, (await database.LoadSingleWorldAsync()).Failure);
+    }
+
+    private static Func<DataLoop, ValueTask<World>> SingleWorld(Database database) => async loop => (await database.LoadSingleWorldAsync(loop)).Value;
+
+    /// <summary>A read that says on which thread its caller resumed.</summary>
+    private static Func<DataLoop, ValueTask<(World, int)>> ReadAndWhere(Database database)
+        => async loop => ((await database.LoadSingleWorldAsync(loop)).Value, Environment.CurrentManagedThreadId);
+
+    private static Database Create(TimeProvider? time = null, int loopConnections = 2)
     {
         DatabaseOptions options = TestDatabase.Options(Mode.Multiplexing, "Application Name=platformbenchmarks-lane-test");
-        options.LoopConnections = 2;
-        return new Database(options, time ?? new FakeTimeProvider(), NullLogger.Instance, static () => TestLoop.CurrentLoop);
+        options.LoopConnections = loopConnections;
+        return new Database(options, time ?? new FakeTimeProvider(), NullLogger.Instance);
+    }
+
+    /// <summary>
+    /// The fortune table locked by a transaction of its own: every read of it waits until <see cref="ReleaseAsync"/>, which
+    /// holds a lane's batch in flight for as long as a test needs.
+    /// </summary>
+    private sealed class FortuneLock : IAsyncDisposable
+    {
+        private readonly NpgsqlConnection _connection;
+        private readonly NpgsqlTransaction _transaction;
+
+        private FortuneLock(NpgsqlConnection connection, NpgsqlTransaction transaction)
+        {
+            _connection = connection;
+            _transaction = transaction;
+        }
+
+        public static async Task<FortuneLock> TakeAsync()
+        {
+            NpgsqlConnection connection = await TestDatabase.OpenDirectAsync();
+            NpgsqlTransaction transaction = await connection.BeginTransactionAsync();
+            await using var command = new NpgsqlCommand("LOCK TABLE fortune IN ACCESS EXCLUSIVE MODE", connection, transaction);
+            await command.ExecuteNonQueryAsync();
+            return new FortuneLock(connection, transaction);
+        }
+
+        public Task ReleaseAsync() => _transaction.RollbackAsync();
+
+        public async ValueTask DisposeAsync()
+        {
+            await _transaction.DisposeAsync();
+            await _connection.DisposeAsync();
+        }
     }
 }

@@ -37,11 +37,11 @@ public class StatementCountTests
     {
         using var loop = new TestLoop();
         DatabaseOptions options = TestDatabase.Options(Mode.Multiplexing);
-        await using var database = new Database(options, new FakeTimeProvider(), NullLogger.Instance, static () => TestLoop.CurrentLoop);
+        await using var database = new Database(options, new FakeTimeProvider(), NullLogger.Instance);
         Assert.True((await database.TryWarmUpAsync()).IsAvailable);
 
         Assert.Equal(new StatementCounts(N, N, 0), await MeasureAsync("world", () => loop.RunAsync(database.LoadSingleWorldAsync)));
-        Assert.Equal(new StatementCounts(20 * N, 20 * N, 0), await MeasureAsync("world", () => loop.RunAsync(() => database.LoadWorldsAsync(20))));
+        Assert.Equal(new StatementCounts(20 * N, 20 * N, 0), await MeasureAsync("world", () => loop.RunAsync(_ => database.LoadWorldsAsync(20))));
         Assert.Equal(new StatementCounts(N, 12 * N, 0), await MeasureAsync("fortune", () => loop.RunAsync(database.LoadFortunesAsync)));
     }
 
@@ -69,12 +69,11 @@ public class StatementCountTests
         const string applicationName = "platformbenchmarks-sync-test";
         DatabaseOptions options = TestDatabase.Options(mode);
         using var loop = new TestLoop();
-        Func<SynchronizationContext?>? currentLoop = onALoop ? static () => TestLoop.CurrentLoop : null;
         var database = new Database(new DatabaseOptions
         {
             ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
             Multiplexing = options.Multiplexing,
-        }, new FakeTimeProvider(), NullLogger.Instance, currentLoop);
+        }, new FakeTimeProvider(), NullLogger.Instance);
         try
         {
             Assert.True((await database.TryWarmUpAsync()).IsAvailable);
@@ -84,13 +83,13 @@ public class StatementCountTests
             {
                 ConnectionString = options.ConnectionString + ";Application Name=" + applicationName,
                 Multiplexing = options.Multiplexing,
-            }, new FakeTimeProvider(), NullLogger.Instance, currentLoop);
+            }, new FakeTimeProvider(), NullLogger.Instance);
             long before = await CommittedTransactionsAsync();
 
             // On a loop, as many single reads, started in one turn, go out together in the loop's batches.
             if (onALoop)
             {
-                Assert.All(await loop.RunTogetherAsync(Enumerable.Range(0, 64 * 20).Select(_ => (Func<ValueTask<DataResult<World>>>)database.LoadSingleWorldAsync).ToList()),
+                Assert.All(await loop.RunTogetherAsync(Enumerable.Range(0, 64 * 20).Select(_ => (Func<DataLoop, ValueTask<DataResult<World>>>)database.LoadSingleWorldAsync).ToList()),
                     read => Assert.Null(read.Failure));
             }
             else

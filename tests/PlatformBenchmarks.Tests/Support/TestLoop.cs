@@ -1,48 +1,60 @@
 using System.Collections.Concurrent;
+using System.IO.Pipelines;
+using PlatformBenchmarks.Data;
 
 namespace PlatformBenchmarks.Tests.Support;
 
 /// <summary>
-/// A loop thread for the data layer's per-loop batches, as the transport's loops behave: work posted to it runs on its
-/// one thread, in order, with the loop as the current context; code started by <see cref="RunAsync{T}"/> runs there with
-/// no context, as a request's handler does. <see cref="CurrentLoop"/> is what the server gives the database as its loop.
+/// A loop thread for the data layer's per-loop batches, as the transport's loops behave: work scheduled on it runs on
+/// its one thread, in order, in a later turn, never inline, and with no synchronization context. <see cref="Loop"/> is
+/// what a connection on it hands the database; code started by <see cref="RunAsync{T}"/> runs there as a request's
+/// handler does.
 /// </summary>
-internal sealed class TestLoop : SynchronizationContext, IDisposable
+internal sealed class TestLoop : PipeScheduler, IDisposable
 {
-    [ThreadStatic]
-    private static TestLoop? t_current;
-
-    private readonly BlockingCollection<(SendOrPostCallback Callback, object? State, bool AsHandler)> _work = [];
+    private readonly BlockingCollection<(Action<object?> Action, object? State)> _work = [];
     private readonly Thread _thread;
+    private readonly int _index;
 
-    public TestLoop()
+    /// <param name="index">The loop's number, as <see cref="DataLoop.Index"/>.</param>
+    public TestLoop(int index = 0)
     {
+        _index = index;
         _thread = new Thread(Run) { IsBackground = true, Name = "test-loop" };
         _thread.Start();
     }
 
-    /// <summary>The loop running on this thread, or null: the database's view of where it is called from.</summary>
-    public static SynchronizationContext? CurrentLoop => t_current;
-
     public int ManagedThreadId => _thread.ManagedThreadId;
 
-    /// <summary>Work this loop ran, posted by anyone: a batch's reply, a flush, a call.</summary>
+    /// <summary>This loop as the database sees it.</summary>
+    public DataLoop Loop => new(this, _index, _thread.ManagedThreadId);
+
+    /// <summary>Work this loop ran, scheduled by anyone: a batch's reply, a flush, a call.</summary>
     public int PostedCount { get; private set; }
 
-    public override void Post(SendOrPostCallback d, object? state) => _work.Add((d, state, false));
-
-    public override void Send(SendOrPostCallback d, object? state) => throw new NotSupportedException();
+    /// <summary>Queues work for a later turn; once the loop has ended, runs it on the thread pool, as the transport's loops do.</summary>
+    public override void Schedule(Action<object?> action, object? state)
+    {
+        try
+        {
+            _work.Add((action, state));
+        }
+        catch (InvalidOperationException)
+        {
+            System.Threading.ThreadPool.UnsafeQueueUserWorkItem(action, state, preferLocal: false);
+        }
+    }
 
     /// <summary>Runs <paramref name="call"/> on the loop, as a handler would, and completes with its result off the loop.</summary>
-    public Task<T> RunAsync<T>(Func<ValueTask<T>> call)
+    public Task<T> RunAsync<T>(Func<DataLoop, ValueTask<T>> call)
     {
         var result = new TaskCompletionSource<T>(TaskCreationOptions.RunContinuationsAsynchronously);
-        _work.Add((_ => _ = CallAsync(call, result), null, true));
+        Schedule(_ => _ = CallAsync(call, Loop, result), null);
         return result.Task;
     }
 
     /// <summary>Starts every call in one turn of the loop, so that their reads share the turn's batch.</summary>
-    public Task<T[]> RunTogetherAsync<T>(IReadOnlyList<Func<ValueTask<T>>> calls)
+    public Task<T[]> RunTogetherAsync<T>(IReadOnlyList<Func<DataLoop, ValueTask<T>>> calls)
     {
         var results = new TaskCompletionSource<T>[calls.Count];
         for (int i = 0; i < results.Length; i++)
@@ -50,23 +62,26 @@ internal sealed class TestLoop : SynchronizationContext, IDisposable
             results[i] = new TaskCompletionSource<T>(TaskCreationOptions.RunContinuationsAsynchronously);
         }
 
-        _work.Add((_ =>
+        Schedule(_ =>
         {
             for (int i = 0; i < calls.Count; i++)
             {
-                _ = CallAsync(calls[i], results[i]);
+                _ = CallAsync(calls[i], Loop, results[i]);
             }
-        }, null, true));
+        }, null);
         return Task.WhenAll(results.Select(result => result.Task));
     }
 
+    /// <summary>Completes once the loop has run everything scheduled before it (and what that ran inline).</summary>
+    public Task<int> TurnAsync() => RunAsync(static _ => ValueTask.FromResult(0));
+
     public void Dispose() => _work.CompleteAdding();
 
-    private static async Task CallAsync<T>(Func<ValueTask<T>> call, TaskCompletionSource<T> result)
+    private static async Task CallAsync<T>(Func<DataLoop, ValueTask<T>> call, DataLoop loop, TaskCompletionSource<T> result)
     {
         try
         {
-            result.SetResult(await call());
+            result.SetResult(await call(loop));
         }
         catch (Exception exception)
         {
@@ -76,14 +91,10 @@ internal sealed class TestLoop : SynchronizationContext, IDisposable
 
     private void Run()
     {
-        t_current = this;
-        foreach ((SendOrPostCallback callback, object? state, bool asHandler) in _work.GetConsumingEnumerable())
+        foreach ((Action<object?> action, object? state) in _work.GetConsumingEnumerable())
         {
             PostedCount++;
-            // A handler's call runs without a context, like a request parsed on a transport loop; posted work with it.
-            SetSynchronizationContext(asHandler ? null : this);
-            callback(state);
-            SetSynchronizationContext(null);
+            action(state);
         }
     }
 }
