@@ -7,7 +7,7 @@ namespace PlatformBenchmarks.Http;
 /// A response as a handler writes it, whatever the protocol: a status, a Content-Type, a body, and at most a few fields
 /// of its own, written whole in one call. The handler never writes protocol bytes: the connection's codec turns the
 /// response into an HTTP/1.1 head and body (<see cref="Http1Response"/>), and a later codec into its own framing
-/// (docs/decisions/0010-protocol-seam.md). A body whose length is known only once written goes into the reusable buffer
+/// (docs/decisions/0013-protocol-seam.md). A body whose length is known only once written goes into the reusable buffer
 /// of <see cref="StartBody"/> or <see cref="StartJson"/> first.
 /// </summary>
 public abstract class HttpResponse
