@@ -15,8 +15,10 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 
-# dotnet test on the solution prints a summary per test project ("Passed!  - Failed: 0, Passed: 12, Skipped: 0,
-# Total: 12, ..."); the last line printed adds them up, and the exit code stays dotnet test's.
+# dotnet test on the solution prints a summary per test project: at normal verbosity (the console logger below) a block
+# from "Total tests: N" to "Total time: ...", with "Passed: N", "Failed: N" and "Skipped: N" lines between; at minimal
+# verbosity one line, "Passed!  - Failed: 0, Passed: 12, Skipped: 0, Total: 12, ...". The last line printed adds them
+# up, and the exit code stays dotnet test's.
 run_tests() {
     local status
     set +e
@@ -25,14 +27,23 @@ run_tests() {
         {
             line = $0
             gsub(/\033\[[0-9;]*m/, "", line)
+            if (line ~ /^Total tests: +[0-9]+ *$/) { block = 1; blocks++; next }
+            if (block && line ~ /^ +(Passed|Failed|Skipped): +[0-9]+ *$/) {
+                split(line, field, /: +/)
+                gsub(/ /, "", field[1])
+                count[field[1]] += field[2]
+                next
+            }
+            if (line ~ /^ +Total time:/) { block = 0; next }
             if (line ~ /(Passed|Failed|Skipped)! +- +Failed: +[0-9]+, +Passed: +[0-9]+, +Skipped: +[0-9]+, +Total: +[0-9]+/) {
                 split(line, field, /[^0-9]+/)
                 # field[1] is empty (the line starts with a word): then failed, passed, skipped, total.
-                failed += field[2]; passed += field[3]; skipped += field[4]; projects++
+                failed += field[2]; passed += field[3]; skipped += field[4]; lines++
             }
         }
         END {
-            if (projects == 0) { print "test.sh: no test summary was printed (did the build fail?)"; exit }
+            if (blocks > 0) { passed = count["Passed"]; failed = count["Failed"]; skipped = count["Skipped"] }
+            else if (lines == 0) { print "test.sh: no test summary was printed (did the build fail?)"; exit }
             printf "%d passed, %d failed", passed, failed
             if (skipped > 0) printf ", %d skipped", skipped
             printf "\n"
