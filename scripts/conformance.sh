@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # Scores the server with Http11Probe (MDA2AV/Http11Probe), an outside suite of HTTP/1.1 conformance, smuggling and
-# malformed-input probes, from a local checkout of it: this script downloads nothing.
+# malformed-input probes. It runs the suite's command-line program, built beforehand by you as its own README says;
+# this script builds and downloads nothing of the suite's.
 #
-#   scripts/conformance.sh HTTP11PROBE_CHECKOUT [--url http://127.0.0.1:PORT] [--out DIR]
+#   scripts/conformance.sh PROBE_CLI [--url http://127.0.0.1:PORT] [--out DIR]
 #
-# Without --url it builds this server in Release and starts it on a free loopback port (no database: the probes use
+# PROBE_CLI is the built probe: its Http11Probe.Cli.dll (run with dotnet) or its Http11Probe.Cli executable. Without
+# --url this script builds this server in Release and starts it on a free loopback port (no database: the probes use
 # no database route), and stops it at the end. With --url it probes a server already running there (another server,
-# for a side-by-side score). The probe's CLI is built from a copy of the checkout; where the NuGet feed lacks the
-# System.CommandLine prerelease it pins, NuGet resolves 2.0.0, and the copy's one call that differs is adapted. The
-# console report and the JSON report go to DIR (default scenarios/runs/conformance-<UTC time>/, which git ignores);
-# the last line printed is the probe's score.
+# for a side-by-side score). The console report and the JSON report go to DIR (default
+# scenarios/runs/conformance-<UTC time>/, which git ignores); the last line printed is the probe's score.
 set -euo pipefail
 
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-checkout=""
+probe=""
 url=""
 out=""
 while [[ $# -gt 0 ]]; do
@@ -24,12 +24,25 @@ while [[ $# -gt 0 ]]; do
         --url) url="${2:?--url needs a value}"; shift 2 ;;
         --out) out="${2:?--out needs a value}"; shift 2 ;;
         -*) echo "conformance.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
-        *) if [[ -n $checkout ]]; then echo "conformance.sh: one checkout only (see --help)" >&2; exit 2; fi
-           checkout="$1"; shift ;;
+        *) if [[ -n $probe ]]; then echo "conformance.sh: one probe only (see --help)" >&2; exit 2; fi
+           probe="$1"; shift ;;
     esac
 done
-if [[ -z $checkout || ! -f $checkout/src/Http11Probe.Cli/Http11Probe.Cli.csproj ]]; then
-    echo "conformance.sh: give the path of an Http11Probe checkout (it has src/Http11Probe.Cli); see --help" >&2
+if [[ -z $probe ]]; then
+    echo "conformance.sh: give the path of the built probe, Http11Probe.Cli.dll or Http11Probe.Cli (see --help)" >&2
+    exit 2
+fi
+if [[ ! -f $probe ]]; then
+    echo "conformance.sh: $probe is not a file: give the built probe, Http11Probe.Cli.dll or Http11Probe.Cli (see --help)" >&2
+    exit 2
+fi
+# A .dll runs on the dotnet host; anything else must be a program of its own.
+if [[ $probe == *.dll ]]; then
+    run_probe=(dotnet "$probe")
+elif [[ -x $probe ]]; then
+    run_probe=("$probe")
+else
+    echo "conformance.sh: $probe is neither a .dll nor executable (see --help)" >&2
     exit 2
 fi
 
@@ -42,24 +55,6 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-
-echo "conformance.sh: building Http11Probe's CLI from a copy of $checkout"
-cp -r "$checkout/." "$work/probe"
-cli_project="$work/probe/src/Http11Probe.Cli/Http11Probe.Cli.csproj"
-if ! dotnet build "$cli_project" -c Release -o "$work/cli" >"$out/probe-build.log" 2>&1; then
-    if ! grep -q "CommandLineConfiguration" "$out/probe-build.log"; then
-        echo "conformance.sh: Http11Probe did not build; see $out/probe-build.log" >&2
-        exit 1
-    fi
-
-    # The feed lacks the System.CommandLine prerelease the probe pins, and NuGet resolved 2.0.0 (NU1603), which
-    # replaced CommandLineConfiguration's InvokeAsync with ParseResult.InvokeAsync: the one line to adapt.
-    sed -i -E 's/^var config = new CommandLineConfiguration\(rootCommand\);$//; s/^return await config\.InvokeAsync\(args\);$/return await rootCommand.Parse(args).InvokeAsync();/' \
-        "$work/probe/src/Http11Probe.Cli/Program.cs"
-    echo "conformance.sh: built against System.CommandLine 2.0.0 (the pinned prerelease is not on the feed), one call adapted"
-    dotnet build "$cli_project" -c Release -o "$work/cli" >"$out/probe-build.log" 2>&1 \
-        || { echo "conformance.sh: Http11Probe did not build; see $out/probe-build.log" >&2; exit 1; }
-fi
 
 if [[ -z $url ]]; then
     echo "conformance.sh: building this server (Release)"
@@ -80,6 +75,6 @@ host="$(python3 -c 'import sys, urllib.parse; print(urllib.parse.urlsplit(sys.ar
 port="$(python3 -c 'import sys, urllib.parse; print(urllib.parse.urlsplit(sys.argv[1]).port or 80)' "$url")"
 echo "conformance.sh: probing $url"
 # The probe's exit code says whether tests failed; the score is the report's to give, so it never stops this script.
-dotnet "$work/cli/Http11Probe.Cli.dll" --host "$host" --port "$port" --output "$out/probe.json" >"$out/probe.txt" 2>&1 || true
+"${run_probe[@]}" --host "$host" --port "$port" --output "$out/probe.json" >"$out/probe.txt" 2>&1 || true
 grep -E "Score:" "$out/probe.txt" || { echo "conformance.sh: no score; see $out/probe.txt" >&2; exit 1; }
 echo "conformance.sh: report in $out/probe.txt and $out/probe.json"

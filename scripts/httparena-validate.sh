@@ -13,7 +13,7 @@
 # which git ignores); the exit code is the venue script's.
 set -euo pipefail
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 checkout=""
@@ -92,11 +92,24 @@ SHIM
 chmod +x "$out/bin/docker"
 
 export PB_SERVER="$server" PB_STATE="$out"
-trap '"$out/bin/docker" rm -f httparena-validate-platformbenchmarks' EXIT
+venue=""
+# The venue's script leaves its watchdog behind, a `sleep` of the whole time budget that its cleanup's TERM does not
+# end, and it holds the script's output open: so the report is a file, not a pipe that would stay open until the sleep
+# ends. The server is stopped as the venue's cleanup stops it; whatever else is left of the script's session is then
+# killed outright (a TERM would have the watchdog's shell add "Terminated" to the report).
+finish() {
+    "$out/bin/docker" rm -f httparena-validate-platformbenchmarks
+    if [[ -n $venue ]]; then kill -KILL -- "-$venue" 2> /dev/null || true; fi
+}
+trap finish EXIT
 echo "httparena-validate.sh: running the venue's validate.sh for: $(python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))['tests']))" "$arena/frameworks/platformbenchmarks/meta.json")" >&2
+# setsid: a session (and process group) of its own, whose id is the script's pid, so that what it leaves can be ended.
+(cd "$arena" && PATH="$out/bin:$PATH" exec setsid bash scripts/validate.sh platformbenchmarks) > "$out/validate.txt" 2>&1 < /dev/null &
+venue=$!
+tail -n +1 -s 0.2 -f --pid="$venue" "$out/validate.txt"
 set +e
-(cd "$arena" && PATH="$out/bin:$PATH" bash scripts/validate.sh platformbenchmarks) 2>&1 | tee "$out/validate.txt"
-status=${PIPESTATUS[0]}
+wait "$venue"
+status=$?
 set -e
 echo "httparena-validate.sh: report in $out/validate.txt, server log in $out/server.log" >&2
 exit "$status"

@@ -2,6 +2,8 @@
 # Runs the server in Release on port 8080 (or as given), with the local PostgreSQL started (and provisioned and
 # seeded on first use) by scripts/db.sh, and libdeflate installed when run as root. Extra arguments go to the server,
 # e.g. --urls http://127.0.0.1:9090.
+# Unless the command line or the environment (HttpArena__DatasetPath, HttpArena__StaticPath) names them, /json/{count}
+# and /static/{file} serve the small sample in samples/httparena/ instead of the venue's /data mounts.
 # --help (or -h) prints the server's settings, and starts neither PostgreSQL nor the server.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -21,4 +23,18 @@ if ! ldconfig -p | grep -F libdeflate.so.0 > /dev/null; then
     fi
 fi
 connection_string="$(bash "$root/scripts/db.sh" connection-string)"
-exec dotnet run -c Release --project "$root/src/PlatformBenchmarks" -- --ConnectionString "$connection_string" "$@"
+
+# given KEY: whether the command line (--HttpArena:KEY value, --HttpArena:KEY=value, /HttpArena:KEY) or the environment
+# (HttpArena__KEY) sets HttpArena:KEY. Configuration keys ignore case, so this does too.
+given() {
+    local argument
+    for argument in "${arguments[@]}"; do
+        [[ ${argument,,} =~ ^(--|/)httparena:${1,,}(=|$) ]] && return 0
+    done
+    env | grep -qi "^httparena__$1="
+}
+arguments=("$@")
+sample=()
+given DatasetPath || sample+=(--HttpArena:DatasetPath "$root/samples/httparena/dataset.json")
+given StaticPath || sample+=(--HttpArena:StaticPath "$root/samples/httparena/static")
+exec dotnet run -c Release --project "$root/src/PlatformBenchmarks" -- --ConnectionString "$connection_string" "${sample[@]}" "$@"

@@ -76,7 +76,7 @@ internal sealed class Dataset
         return new Dataset(items, description, problem: null, maxProduct);
     }
 
-    public static Dataset Unavailable(string problem) => new([], $"UNAVAILABLE (/json answers 503): {problem}", problem, maxProduct: 0);
+    public static Dataset Unavailable(string problem) => new([], $"UNAVAILABLE (/json/{{count}} answers 503): {problem}", problem, maxProduct: 0);
 }
 
 /// <summary>One item of the dataset, as the venue's file holds it; every member is required.</summary>

@@ -34,7 +34,7 @@ public class DatasetTests
         Assert.False(dataset.IsAvailable);
         Assert.Contains(reason, dataset.Problem, StringComparison.Ordinal);
         Assert.Empty(dataset.Items);
-        Assert.StartsWith("UNAVAILABLE (/json answers 503): ", dataset.Description, StringComparison.Ordinal);
+        Assert.StartsWith("UNAVAILABLE (/json/{count} answers 503): ", dataset.Description, StringComparison.Ordinal);
     }
 
     [Fact]
