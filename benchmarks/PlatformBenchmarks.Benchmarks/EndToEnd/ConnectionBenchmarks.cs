@@ -3,8 +3,8 @@ using System.IO.Pipelines;
 using BenchmarkDotNet.Attributes;
 using Microsoft.Extensions.Logging.Abstractions;
 using PlatformBenchmarks.Benchmarks.Fixtures;
-using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Endpoints;
+using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Routing;
 
 namespace PlatformBenchmarks.Benchmarks.EndToEnd;

@@ -3,8 +3,8 @@ using System.Buffers.Text;
 using System.IO.Pipelines;
 using BenchmarkDotNet.Attributes;
 using PlatformBenchmarks.Benchmarks.Fixtures;
-using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Endpoints;
+using PlatformBenchmarks.Http;
 
 namespace PlatformBenchmarks.Benchmarks.Writing;
 

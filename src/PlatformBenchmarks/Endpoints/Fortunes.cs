@@ -1,8 +1,8 @@
 using System.Buffers;
 using System.Runtime.CompilerServices;
 using PlatformBenchmarks.Data;
-using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Endpoints.Templates;
+using PlatformBenchmarks.Http;
 
 namespace PlatformBenchmarks.Endpoints;
 

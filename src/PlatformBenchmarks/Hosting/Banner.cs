@@ -5,8 +5,8 @@ using System.Runtime.InteropServices;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.Extensions.Options;
-using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Endpoints.HttpArena;
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Transport;
 
 namespace PlatformBenchmarks.Hosting;

@@ -5,9 +5,9 @@ using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Endpoints;
+using PlatformBenchmarks.Endpoints.Conformance;
 using PlatformBenchmarks.Endpoints.HttpArena;
 using PlatformBenchmarks.Http;
-using PlatformBenchmarks.Endpoints.Conformance;
 using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Transport;
 

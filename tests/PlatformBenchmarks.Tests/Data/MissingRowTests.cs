@@ -1,9 +1,9 @@
-using PlatformBenchmarks.Routing;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Time.Testing;
 using Npgsql;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Endpoints;
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Data;

@@ -2,6 +2,7 @@ using System.Text.Json;
 using Microsoft.Extensions.Time.Testing;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Endpoints.HttpArena;
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Tests.Endpoints.HttpArena;
 using PlatformBenchmarks.Tests.Support;
 using static PlatformBenchmarks.Tests.Endpoints.HttpArena.ArenaExchange;
@@ -18,7 +19,7 @@ public class SampleDataTests
     private static readonly string s_staticPath = Repository.PathOf("samples", "httparena", "static");
 
     private static Router SampleRouter()
-        => new(null!, null!, new HttpArenaRoutes(Dataset.Load(s_datasetPath), HttpArenaOptions.DefaultMaxUploadSize, new StaticFiles(s_staticPath, new FakeTimeProvider())));
+        => TestRouter.Create(arena: new HttpArenaRoutes(Dataset.Load(s_datasetPath), HttpArenaOptions.DefaultMaxUploadSize, new StaticFiles(s_staticPath, new FakeTimeProvider())));
 
     [Fact]
     public void TheSampleDatasetLoadsInTheVenuesShape()

@@ -1,6 +1,6 @@
 using System.Buffers;
-using System.Text;
 using System.Diagnostics;
+using System.Text;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Routing;
 

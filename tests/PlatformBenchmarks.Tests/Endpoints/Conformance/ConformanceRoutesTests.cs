@@ -1,5 +1,5 @@
-using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Endpoints;
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Endpoints.Conformance;

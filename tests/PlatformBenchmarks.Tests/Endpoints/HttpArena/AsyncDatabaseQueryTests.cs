@@ -1,7 +1,7 @@
-using PlatformBenchmarks.Routing;
 using System.Text;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Endpoints.HttpArena;
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Endpoints.HttpArena;

@@ -1,6 +1,6 @@
-using PlatformBenchmarks.Routing;
 using System.Text.Json;
 using PlatformBenchmarks.Endpoints;
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Tests.Data;
 using PlatformBenchmarks.Tests.Support;
 

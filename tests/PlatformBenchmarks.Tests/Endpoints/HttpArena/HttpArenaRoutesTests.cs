@@ -1,9 +1,9 @@
-using PlatformBenchmarks.Routing;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Time.Testing;
 using PlatformBenchmarks.Endpoints.HttpArena;
 using PlatformBenchmarks.Hosting;
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Tests.Support;
 using static PlatformBenchmarks.Tests.Endpoints.HttpArena.ArenaExchange;
 

@@ -1,6 +1,6 @@
-using PlatformBenchmarks.Routing;
 using System.IO.Compression;
 using PlatformBenchmarks.Endpoints.HttpArena;
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Tests.Support;
 using static PlatformBenchmarks.Tests.Endpoints.HttpArena.ArenaExchange;
 

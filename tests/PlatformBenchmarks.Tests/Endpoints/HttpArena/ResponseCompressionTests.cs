@@ -1,7 +1,7 @@
-using PlatformBenchmarks.Routing;
 using System.IO.Compression;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Endpoints.HttpArena;
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Tests.Support;
 using static PlatformBenchmarks.Tests.Endpoints.HttpArena.ArenaExchange;
 

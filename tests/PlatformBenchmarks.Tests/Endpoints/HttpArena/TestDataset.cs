@@ -1,7 +1,7 @@
-using PlatformBenchmarks.Tests.Support;
-using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Endpoints.HttpArena;
+using PlatformBenchmarks.Routing;
+using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Endpoints.HttpArena;
 

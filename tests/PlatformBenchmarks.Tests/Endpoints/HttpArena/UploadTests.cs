@@ -1,6 +1,6 @@
-using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Http;
+using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Tests.Support;
 using static PlatformBenchmarks.Tests.Endpoints.HttpArena.ArenaExchange;
 
