@@ -32,6 +32,9 @@ internal sealed partial class HttpConnection<TApp>
             return Reject(RequestRejection.BodyTooLarge);
         }
 
+        // A handler that reads its body moves the input on, and the head with it: the route for the log is copied first.
+        RememberRoute(headBytes, in head);
+        _clock.BodyStarted();
         RequestHead dispatched = head;
         if (_requestBody.Start(in head, body, maxBodySize))
         {
@@ -49,20 +52,24 @@ internal sealed partial class HttpConnection<TApp>
         {
             await pending;
         }
-        catch (RequestBodyException) when (_requestBody.Rejection != RequestRejection.None || _requestBody.Truncated)
+        catch (Exception ex)
         {
-            // The body's own failure, passed on by the handler: answered below as the engine's.
-        }
-        catch (Exception ex) when (!IsConnectionFault(ex))
-        {
-            LogApplicationError(_logger, ex);
-            if (!_response.HasWritten)
+            // Once the body has failed, what the handler throws follows from it (its RequestBodyException, or one of
+            // its own) and is answered below as the body's failure; otherwise the exception is the application's.
+            if (!_requestBody.Failed)
             {
-                _response.WriteErrorAndClose(HttpStatus.InternalServerError, "Internal server error.\n"u8);
+                OnApplicationFault(ex);
             }
         }
 
         _requestBody.End();
+        if (_requestBody.ConnectionFault is Exception fault)
+        {
+            // The transport failed while the body was waited for: nothing more can be sent.
+            LogConnectionFault(_logger, fault.Message);
+            return BodyOutcome.ConnectionEnded;
+        }
+
         if (_requestBody.Truncated)
         {
             // The client closed its side inside the body: what was answered is sent, and nothing more.
@@ -140,10 +147,4 @@ internal sealed partial class HttpConnection<TApp>
 
     // The answer the handler is still to write is output too: the loop's flush after it stays due.
     ValueTask<FlushResult> IRequestBodyHost.FlushAsync() => _output.FlushAsync();
-
-    CancellationToken IRequestBodyHost.StartRequestClock()
-    {
-        UpdateRequestTimeout(partial: true);
-        return _requestTimeout!.Token;
-    }
 }

@@ -36,9 +36,14 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
     private readonly RequestBody _requestBody;
     private bool _awaitingBody;
 
-    private CancellationTokenSource? _requestTimeout;
-    private bool _timeoutArmed;
+    private readonly HttpConnectionClock _clock;
     private bool _hasOutput;
+
+    // The method and path of the request being answered, copied for the log only when its handler did not complete
+    // at once: by the time it fails, the head it came in may be gone.
+    private byte[]? _route;
+    private int _routeMethodLength;
+    private int _routeLength;
 
     /// <param name="transportHalfCloses">The transport sends a FIN when the output completes and keeps the input readable.</param>
     /// <param name="closeRequested">Signalled when the host stops: an idle connection closes at once, a request in flight is answered first.</param>
@@ -51,7 +56,8 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
         _output = transport.Output;
         _parser = new HttpParser(context.Limits);
         _response = new HttpResponse(_output, context.Date);
-        _requestBody = new RequestBody(_input, _response, this, context.Limits);
+        _clock = new HttpConnectionClock(context.Time, context.Limits);
+        _requestBody = new RequestBody(_input, _response, this, context.Limits, _clock);
         _logger = context.Logger;
         _time = context.Time;
     }
@@ -67,12 +73,13 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
         }
         catch (Exception ex) when (IsConnectionFault(ex))
         {
-            // The peer reset or vanished: nothing to answer, nothing to log above Debug.
+            // Handlers' exceptions never get here (see CompleteAsync): this is the engine's own read or flush, the peer
+            // reset or vanished. Nothing to answer, nothing to log above Debug.
             LogConnectionFault(_logger, ex.Message);
         }
         finally
         {
-            _requestTimeout?.Dispose();
+            _clock.Dispose();
             _parser.ReleaseScratch();
             _response.ReleaseBodyBuffer();
             await _input.CompleteAsync();
@@ -85,14 +92,17 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
 
     private async Task ProcessRequestsAsync()
     {
+        // What the read waits for, on the clock: nothing (an idle connection), the rest of a head, or a body to discard.
+        CancellationToken timeout = default;
+        long held = 0;
         while (true)
         {
             ReadResult result;
             try
             {
-                result = await _input.ReadAsync(_timeoutArmed ? _requestTimeout!.Token : default);
+                result = await _input.ReadAsync(timeout);
             }
-            catch (OperationCanceledException) when (_timeoutArmed)
+            catch (OperationCanceledException) when (timeout.IsCancellationRequested)
             {
                 // A body being discarded belongs to a request already answered: it gets no second answer.
                 if (!_awaitingBody)
@@ -102,6 +112,11 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
 
                 await FlushAndLingerAsync();
                 return;
+            }
+
+            if (timeout.CanBeCanceled)
+            {
+                _clock.EndWait(result.Buffer.Length - held);
             }
 
             ReadOnlySequence<byte> buffer = result.Buffer;
@@ -186,7 +201,9 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
                 return;
             }
 
-            UpdateRequestTimeout(partial: _awaitingBody || !buffer.IsEmpty);
+            // RFC 9112 §9.5: the wait for the rest of a request is bounded, the wait between requests is not.
+            timeout = _awaitingBody ? _clock.WaitForBody() : buffer.IsEmpty ? default : _clock.WaitForHead();
+            held = buffer.Length;
         }
     }
 
@@ -217,6 +234,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
         }
 
         buffer = buffer.Slice(consumed);
+        _clock.HeadCompleted();
         if (head.BodyKind != BodyKind.None)
         {
             return DispatchWithBody(headBytes, in head, buffer, out pending);
@@ -238,6 +256,12 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
             pending = ValueTask.FromException(ex);
         }
 
+        if (!pending.IsCompletedSuccessfully && head.BodyKind == BodyKind.None)
+        {
+            // Without a body nothing has moved the input, so the head is still there to copy from.
+            RememberRoute(headBytes, in head);
+        }
+
         return Step.Dispatched;
     }
 
@@ -247,15 +271,46 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
         {
             await pending;
         }
-        catch (Exception ex) when (!IsConnectionFault(ex))
+        catch (Exception ex)
         {
-            // An application fault answers its own request with 500 and closes; earlier responses are intact.
-            LogApplicationError(_logger, ex);
-            if (!_response.HasWritten)
-            {
-                _response.WriteErrorAndClose(HttpStatus.InternalServerError, "Internal server error.\n"u8);
-            }
+            // Whatever its type: the engine's own I/O never runs inside a handler, so this is the application's.
+            OnApplicationFault(ex);
         }
+    }
+
+    /// <summary>
+    /// A handler failed: its request gets 500 unless it was answered already (a response is written whole), the rest of
+    /// the connection goes on, and the failure is logged with the request's method and path.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void OnApplicationFault(Exception ex)
+    {
+        LogApplicationError(
+            _logger,
+            System.Text.Encoding.ASCII.GetString(_route.AsSpan(0, _routeMethodLength)),
+            System.Text.Encoding.ASCII.GetString(_route.AsSpan(_routeMethodLength, _routeLength - _routeMethodLength)),
+            ex);
+        if (!_response.HasWritten)
+        {
+            _response.WriteText(HttpStatus.InternalServerError, "Internal server error.\n"u8);
+        }
+    }
+
+    /// <summary>Copies the method and path of the request being answered, each cut to a bounded length, for the log.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void RememberRoute(ReadOnlySpan<byte> headBytes, ref readonly RequestHead head)
+    {
+        const int MaxMethod = 32;
+        const int MaxPath = 224;
+        _route ??= new byte[MaxMethod + MaxPath];
+        ReadOnlySpan<byte> method = headBytes.Slice(0, head.MethodLength);
+        ReadOnlySpan<byte> path = headBytes.Slice(head.PathStart, head.PathLength);
+        method = method[..Math.Min(method.Length, MaxMethod)];
+        path = path[..Math.Min(path.Length, MaxPath)];
+        method.CopyTo(_route);
+        path.CopyTo(_route.AsSpan(method.Length));
+        _routeMethodLength = method.Length;
+        _routeLength = method.Length + path.Length;
     }
 
     private Step Reject(RequestRejection rejection)
@@ -333,33 +388,6 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
         }
     }
 
-    /// <summary>Starts the request clock when a read leaves a request unfinished; stops it when none is.</summary>
-    private void UpdateRequestTimeout(bool partial)
-    {
-        if (partial == _timeoutArmed)
-        {
-            return;
-        }
-
-        if (partial)
-        {
-            // A source whose timer fired after its request completed cannot be reset: replace it.
-            if (_requestTimeout is null || !_requestTimeout.TryReset())
-            {
-                _requestTimeout?.Dispose();
-                _requestTimeout = new CancellationTokenSource(Timeout.InfiniteTimeSpan, _time);
-            }
-
-            _requestTimeout.CancelAfter(_parser.Limits.RequestTimeout);
-        }
-        else
-        {
-            _requestTimeout!.TryReset();
-        }
-
-        _timeoutArmed = partial;
-    }
-
     private static bool IsConnectionFault(Exception ex) =>
         ex is IOException or System.Net.Sockets.SocketException or ObjectDisposedException
         || ex is Microsoft.AspNetCore.Connections.ConnectionResetException or Microsoft.AspNetCore.Connections.ConnectionAbortedException;
@@ -370,6 +398,6 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
     [LoggerMessage(EventId = 2, Level = LogLevel.Debug, Message = "Request rejected: {Reason}")]
     private static partial void LogRejected(ILogger logger, RequestRejection reason);
 
-    [LoggerMessage(EventId = 3, Level = LogLevel.Error, Message = "Unhandled application error")]
-    private static partial void LogApplicationError(ILogger logger, Exception exception);
+    [LoggerMessage(EventId = 3, Level = LogLevel.Error, Message = "Unhandled application error in {Method} {Path}")]
+    private static partial void LogApplicationError(ILogger logger, string method, string path, Exception exception);
 }

@@ -11,11 +11,12 @@ namespace PlatformBenchmarks.Http;
 /// </summary>
 /// <remarks>
 /// A read that has to wait for the client first sends what the connection has written so far, and the
-/// <c>100 Continue</c> the client may be waiting for; the wait is bounded by <see cref="HttpLimits.RequestTimeout"/>.
-/// Framing errors, a body past its resource's limit (<see cref="IHttpApplication.MaxRequestBodySize"/>) and the timeout throw
-/// <see cref="RequestBodyException"/>: the engine then answers with the matching status, unless the handler has
-/// answered already, and closes the connection either way. A read moves the connection's input on, so the
-/// <see cref="HttpRequest"/> it came with must not be used after the first read.
+/// <c>100 Continue</c> the client may be waiting for; the waits are held to <see cref="HttpLimits.MinRequestBodyDataRate"/>.
+/// Framing errors, a body past its resource's limit (<see cref="IHttpApplication.MaxRequestBodySize"/>), a body too
+/// slow, and the connection ending inside it throw <see cref="RequestBodyException"/>: the engine then answers with the
+/// matching status, unless the handler has answered already or the client is gone, and closes the connection either
+/// way. A read moves the connection's input on, so the <see cref="HttpRequest"/> it came with must not be used after
+/// the first read.
 /// </remarks>
 internal sealed class RequestBody
 {
@@ -23,6 +24,7 @@ internal sealed class RequestBody
     private readonly HttpResponse? _response;
     private readonly IRequestBodyHost? _host;
     private readonly HttpLimits? _limits;
+    private readonly HttpConnectionClock? _clock;
 
     private RequestBodyReader _framing;
     private ReadOnlySequence<byte> _buffer;
@@ -39,13 +41,15 @@ internal sealed class RequestBody
     private bool _continueOwed;
     private bool _keepAlive;
     private RequestRejection _rejection;
+    private Exception? _connectionFault;
 
-    internal RequestBody(PipeReader input, HttpResponse response, IRequestBodyHost host, HttpLimits limits)
+    internal RequestBody(PipeReader input, HttpResponse response, IRequestBodyHost host, HttpLimits limits, HttpConnectionClock clock)
     {
         _input = input;
         _response = response;
         _host = host;
         _limits = limits;
+        _clock = clock;
     }
 
     private RequestBody()
@@ -154,14 +158,26 @@ internal sealed class RequestBody
             _response.WriteContinue();
         }
 
-        FlushResult flush = await _host!.FlushAsync();
+        // The engine's own I/O: a fault here is the transport's, told apart from the handler's by where it happened,
+        // whatever its type. It is recorded, and the handler gets this body's exception.
+        FlushResult flush;
+        try
+        {
+            flush = await _host!.FlushAsync();
+        }
+        catch (Exception ex)
+        {
+            throw ConnectionFailed(ex);
+        }
+
         if (flush.IsCompleted)
         {
             _truncated = true;
             ThrowIfFailed();
         }
 
-        CancellationToken timeout = _host.StartRequestClock();
+        long held = _buffer.Length;
+        CancellationToken timeout = _clock!.WaitForBody();
         _input!.AdvanceTo(_buffer.Start, _buffer.End);
         _holdsRead = false;
         ReadResult result;
@@ -171,11 +187,18 @@ internal sealed class RequestBody
         }
         catch (OperationCanceledException) when (timeout.IsCancellationRequested)
         {
+            _clock.EndWait(0);
             Fail(RequestRejection.Timeout);
             ThrowIfFailed();
             throw;
         }
+        catch (Exception ex)
+        {
+            _clock.EndWait(0);
+            throw ConnectionFailed(ex);
+        }
 
+        _clock.EndWait(result.Buffer.Length - held);
         _holdsRead = true;
         _fetched = true;
         _buffer = result.Buffer;
@@ -204,6 +227,7 @@ internal sealed class RequestBody
         _readCompleted = false;
         _readCanceled = false;
         _truncated = false;
+        _connectionFault = null;
         _rejection = RequestRejection.None;
         _keepAlive = head.KeepAlive;
         _continueOwed = head.ExpectContinue;
@@ -239,6 +263,15 @@ internal sealed class RequestBody
     /// <summary>Why a read of the body failed (framing, limit, timeout); None when none did.</summary>
     internal RequestRejection Rejection => _rejection;
 
+    /// <summary>The transport's fault that ended the connection while the body was waited for; null when none did.</summary>
+    internal Exception? ConnectionFault => _connectionFault;
+
+    /// <summary>
+    /// Whether the body itself failed (its framing, its limit, its rate, the connection ending inside it): whatever the
+    /// handler then throws follows from that, and is answered as the body's failure, not as the application's.
+    /// </summary>
+    internal bool Failed => _rejection != RequestRejection.None || _truncated;
+
     /// <summary>Steps over body bytes the handler did not read, as the engine discards them.</summary>
     internal ParseStatus Skip(in ReadOnlySequence<byte> buffer, out long consumed, out RequestRejection rejection) =>
         _framing.Read(buffer, out consumed, out rejection);
@@ -247,6 +280,14 @@ internal sealed class RequestBody
     {
         _rejection = rejection;
         _response!.SetKeepAlive(false);
+    }
+
+    private RequestBodyException ConnectionFailed(Exception fault)
+    {
+        _truncated = true;
+        _connectionFault = fault;
+        _response!.SetKeepAlive(false);
+        return new RequestBodyException(RequestRejection.None, fault);
     }
 
     private void ThrowIfFailed()
@@ -259,8 +300,8 @@ internal sealed class RequestBody
 }
 
 /// <summary>
-/// A request body could not be read: malformed framing (400), too large (413), too slow (408), or the client closed
-/// inside it (<see cref="Rejection"/> None; nothing is answered). The engine answers it if the handler lets it pass.
+/// A request body could not be read: malformed framing (400), too large (413), too slow (408), or the connection ended
+/// inside it (<see cref="Rejection"/> None; nothing is answered; a transport fault is the inner exception). The engine answers it if the handler lets it pass.
 /// </summary>
 internal sealed class RequestBodyException : IOException
 {
@@ -279,8 +320,8 @@ internal sealed class RequestBodyException : IOException
     {
     }
 
-    internal RequestBodyException(RequestRejection rejection)
-        : base(rejection == RequestRejection.None ? "The connection ended inside the request body." : System.Text.Encoding.ASCII.GetString(rejection.ToReason()).TrimEnd())
+    internal RequestBodyException(RequestRejection rejection, Exception? innerException = null)
+        : base(rejection == RequestRejection.None ? "The connection ended inside the request body." : System.Text.Encoding.ASCII.GetString(rejection.ToReason()).TrimEnd(), innerException)
     {
         Rejection = rejection;
     }
@@ -293,7 +334,4 @@ internal interface IRequestBodyHost
 {
     /// <summary>Sends what the connection has written so far: earlier answers, a 100 Continue.</summary>
     ValueTask<FlushResult> FlushAsync();
-
-    /// <summary>Starts the request clock unless it runs already, and returns the token it cancels when time is up.</summary>
-    CancellationToken StartRequestClock();
 }
