@@ -35,8 +35,10 @@ internal sealed partial class HttpConnection<TApp>
         // A handler that reads its body moves the input on, and the head with it: the route for the log is copied first.
         RememberRoute(headBytes, in head);
         _clock.BodyStarted();
+        _state = State.InBody;
+        _input.Unread = body;
         RequestHead dispatched = head;
-        if (_requestBody.Start(in head, body, maxBodySize))
+        if (_requestBody.Start(in head, maxBodySize))
         {
             // Until the handler reads the body, its answer closes the connection (see RequestBody.Start).
             dispatched.KeepAlive = false;
@@ -63,6 +65,7 @@ internal sealed partial class HttpConnection<TApp>
         }
 
         _requestBody.End();
+        _state = State.ReadingHead;
         if (_requestBody.ConnectionFault is Exception fault)
         {
             // The transport failed while the body was waited for: nothing more can be sent.
@@ -85,7 +88,7 @@ internal sealed partial class HttpConnection<TApp>
         RequestRejection rejection = _requestBody.Rejection;
         if (rejection == RequestRejection.None)
         {
-            _awaitingBody = !_requestBody.IsComplete;
+            _state = _requestBody.IsComplete ? State.ReadingHead : State.DrainingBody;
             return BodyOutcome.Continue;
         }
 
@@ -100,7 +103,7 @@ internal sealed partial class HttpConnection<TApp>
             LogRejected(_logger, rejection);
         }
 
-        if (_requestBody.HoldsRead)
+        if (_input.HoldsRead)
         {
             return BodyOutcome.Close;
         }
@@ -108,16 +111,6 @@ internal sealed partial class HttpConnection<TApp>
         // The wait for the body timed out: the input has no read in hand to go on from.
         await FlushAndLingerAsync();
         return BodyOutcome.ConnectionEnded;
-    }
-
-    /// <summary>Takes back the read the handler's body reads left in hand, with the bytes after what they used.</summary>
-    private void TakeBackRead(ref ReadResult result, ref ReadOnlySequence<byte> buffer)
-    {
-        buffer = _requestBody.Unread;
-        if (_requestBody.Fetched)
-        {
-            result = new ReadResult(buffer, result.IsCanceled || _requestBody.ReadCanceled, _requestBody.ReadCompleted);
-        }
     }
 
     /// <summary>
@@ -141,7 +134,7 @@ internal sealed partial class HttpConnection<TApp>
             return Step.Close;
         }
 
-        _awaitingBody = false;
+        _state = State.ReadingHead;
         return Step.Dispatched;
     }
 

@@ -21,7 +21,23 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
         Close,
     }
 
-    private readonly PipeReader _input;
+    /// <summary>Where the connection is, as far as its input goes.</summary>
+    private enum State : byte
+    {
+        /// <summary>Between requests, or inside a head: the input holds the next request's bytes, if any.</summary>
+        ReadingHead,
+
+        /// <summary>A request with a body is with its handler, which may read the input through <see cref="RequestBody"/>.</summary>
+        InBody,
+
+        /// <summary>A request is answered but its body is still arriving: the engine discards it before the next request.</summary>
+        DrainingBody,
+
+        /// <summary>The connection is closing and reads only to drop what the client still sends.</summary>
+        Lingering,
+    }
+
+    private readonly HttpConnectionInput _input;
     private readonly PipeWriter _output;
     private readonly HttpParser _parser;
     private readonly HttpResponse _response;
@@ -34,7 +50,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
     // The body of the request being answered, and, once it is answered, whether what its handler left unread is
     // still arriving: the engine discards it before the next request.
     private readonly RequestBody _requestBody;
-    private bool _awaitingBody;
+    private State _state;
 
     private readonly HttpConnectionClock _clock;
     private bool _hasOutput;
@@ -52,7 +68,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
         _transportHalfCloses = transportHalfCloses;
         _closeRequested = closeRequested;
         _app = app;
-        _input = transport.Input;
+        _input = new HttpConnectionInput(transport.Input);
         _output = transport.Output;
         _parser = new HttpParser(context.Limits);
         _response = new HttpResponse(_output, context.Date);
@@ -66,7 +82,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
     {
         // The host is stopping: a read waiting for the next request returns at once (canceled) and the connection
         // closes; one that comes after a request in flight returns canceled once that request is answered.
-        using CancellationTokenRegistration closing = _closeRequested.UnsafeRegister(static s => ((PipeReader)s!).CancelPendingRead(), _input);
+        using CancellationTokenRegistration closing = _closeRequested.UnsafeRegister(static s => ((PipeReader)s!).CancelPendingRead(), _input.Reader);
         try
         {
             await ProcessRequestsAsync();
@@ -82,7 +98,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
             _clock.Dispose();
             _parser.ReleaseScratch();
             _response.ReleaseBodyBuffer();
-            await _input.CompleteAsync();
+            await _input.Reader.CompleteAsync();
             await _output.CompleteAsync();
         }
     }
@@ -94,18 +110,17 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
     {
         // What the read waits for, on the clock: nothing (an idle connection), the rest of a head, or a body to discard.
         CancellationToken timeout = default;
-        long held = 0;
         while (true)
         {
-            ReadResult result;
+            long arrived;
             try
             {
-                result = await _input.ReadAsync(timeout);
+                arrived = _input.Take(await _input.ReadAsync(timeout));
             }
             catch (OperationCanceledException) when (timeout.IsCancellationRequested)
             {
                 // A body being discarded belongs to a request already answered: it gets no second answer.
-                if (!_awaitingBody)
+                if (_state != State.DrainingBody)
                 {
                     Reject(RequestRejection.Timeout);
                 }
@@ -116,10 +131,11 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
 
             if (timeout.CanBeCanceled)
             {
-                _clock.EndWait(result.Buffer.Length - held);
+                _clock.EndWait(arrived);
             }
 
-            ReadOnlySequence<byte> buffer = result.Buffer;
+            // The requests of this read are parsed from a local copy; the input gets it back when a handler may read it.
+            ReadOnlySequence<byte> buffer = _input.Unread;
             bool keepOpen = true;
             bool linger = false;
             while (true)
@@ -147,7 +163,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
                         return;
                     }
 
-                    TakeBackRead(ref result, ref buffer);
+                    buffer = _input.Unread;
                     if (outcome == BodyOutcome.Close)
                     {
                         keepOpen = false;
@@ -171,13 +187,14 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
                     // sending; otherwise close at once (an HTTP/1.0 or Connection: close client that sent one request
                     // is not kept waiting).
                     keepOpen = false;
-                    linger = !buffer.IsEmpty || _awaitingBody;
+                    linger = !buffer.IsEmpty || _state == State.DrainingBody;
                     break;
                 }
             }
 
             // Everything before buffer.Start is answered; the rest is a request still arriving.
-            _input.AdvanceTo(buffer.Start, result.Buffer.End);
+            _input.Unread = buffer;
+            _input.Release();
             _parser.ReleaseScratch();
 
             if (_hasOutput)
@@ -190,10 +207,10 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
                 }
             }
 
-            if (!keepOpen || result.IsCompleted || result.IsCanceled)
+            if (!keepOpen || _input.IsCompleted || _input.IsCanceled)
             {
                 // A peer that stopped sending mid-request gets no answer: there is nothing complete to answer.
-                if (linger && !result.IsCompleted && !result.IsCanceled)
+                if (linger && !_input.IsCompleted && !_input.IsCanceled)
                 {
                     await LingeringCloseAsync();
                 }
@@ -202,8 +219,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
             }
 
             // RFC 9112 §9.5: the wait for the rest of a request is bounded, the wait between requests is not.
-            timeout = _awaitingBody ? _clock.WaitForBody() : buffer.IsEmpty ? default : _clock.WaitForHead();
-            held = buffer.Length;
+            timeout = _state == State.DrainingBody ? _clock.WaitForBody() : buffer.IsEmpty ? default : _clock.WaitForHead();
         }
     }
 
@@ -212,7 +228,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
     {
         pending = default;
         RequestRejection rejection;
-        if (_awaitingBody)
+        if (_state == State.DrainingBody)
         {
             Step discarded = DiscardBody(ref buffer);
             if (discarded != Step.Dispatched)
@@ -344,6 +360,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
     [MethodImpl(MethodImplOptions.NoInlining)]
     private async Task LingeringCloseAsync()
     {
+        _state = State.Lingering;
         if (_transportHalfCloses)
         {
             // The transport sends what is queued, then the FIN at once, and keeps the input readable.
@@ -370,18 +387,17 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
             }
 
             silence.CancelAfter(left < limits.LingerTimeout ? left : limits.LingerTimeout);
-            ReadResult result;
             try
             {
-                result = await _input.ReadAsync(silence.Token);
+                _input.Take(await _input.ReadAsync(silence.Token));
             }
             catch (OperationCanceledException)
             {
                 return;
             }
 
-            _input.AdvanceTo(result.Buffer.End);
-            if (result.IsCompleted || result.IsCanceled)
+            _input.ReleaseAll();
+            if (_input.IsCompleted || _input.IsCanceled)
             {
                 return;
             }

@@ -20,22 +20,17 @@ namespace PlatformBenchmarks.Http;
 /// </remarks>
 internal sealed class RequestBody
 {
-    private readonly PipeReader? _input;
+    private readonly HttpConnectionInput? _input;
     private readonly HttpResponse? _response;
     private readonly IRequestBodyHost? _host;
     private readonly HttpLimits? _limits;
     private readonly HttpConnectionClock? _clock;
 
     private RequestBodyReader _framing;
-    private ReadOnlySequence<byte> _buffer;
     private BodyKind _kind;
     private long _contentLength;
     private bool _active;
     private bool _complete;
-    private bool _fetched;
-    private bool _holdsRead;
-    private bool _readCompleted;
-    private bool _readCanceled;
     private bool _truncated;
     private bool _expectContinue;
     private bool _continueOwed;
@@ -43,7 +38,7 @@ internal sealed class RequestBody
     private RequestRejection _rejection;
     private Exception? _connectionFault;
 
-    internal RequestBody(PipeReader input, HttpResponse response, IRequestBodyHost host, HttpLimits limits, HttpConnectionClock clock)
+    internal RequestBody(HttpConnectionInput input, HttpResponse response, IRequestBodyHost host, HttpLimits limits, HttpConnectionClock clock)
     {
         _input = input;
         _response = response;
@@ -121,13 +116,14 @@ internal sealed class RequestBody
             }
         }
 
-        ParseStatus status = _framing.ReadData(_buffer, destination.Length, out long consumed, out int dataLength, out RequestRejection rejection);
+        ReadOnlySequence<byte> buffer = _input!.Unread;
+        ParseStatus status = _framing.ReadData(buffer, destination.Length, out long consumed, out int dataLength, out RequestRejection rejection);
         if (dataLength > 0)
         {
-            _buffer.Slice(consumed - dataLength, dataLength).CopyTo(destination);
+            buffer.Slice(consumed - dataLength, dataLength).CopyTo(destination);
         }
 
-        _buffer = _buffer.Slice(consumed);
+        _input.Unread = buffer.Slice(consumed);
         if (status == ParseStatus.Rejected)
         {
             Fail(rejection);
@@ -143,7 +139,7 @@ internal sealed class RequestBody
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     private async ValueTask FetchAsync()
     {
-        if (_readCompleted)
+        if (_input!.IsCompleted)
         {
             // The client closed its side inside the body: it will never end.
             _truncated = true;
@@ -176,14 +172,14 @@ internal sealed class RequestBody
             ThrowIfFailed();
         }
 
-        long held = _buffer.Length;
         CancellationToken timeout = _clock!.WaitForBody();
-        _input!.AdvanceTo(_buffer.Start, _buffer.End);
-        _holdsRead = false;
-        ReadResult result;
+        _input.Release();
+        long arrived;
         try
         {
-            result = await _input.ReadAsync(timeout);
+            // The host asking connections to close cancels this read: the input records it, and this request is still
+            // answered, the connection closing after it.
+            arrived = _input.Take(await _input.ReadAsync(timeout));
         }
         catch (OperationCanceledException) when (timeout.IsCancellationRequested)
         {
@@ -198,34 +194,21 @@ internal sealed class RequestBody
             throw ConnectionFailed(ex);
         }
 
-        _clock.EndWait(result.Buffer.Length - held);
-        _holdsRead = true;
-        _fetched = true;
-        _buffer = result.Buffer;
-        _readCompleted = result.IsCompleted;
-
-        // The host asked connections to close: this request is still answered, and the connection closes after it.
-        _readCanceled |= result.IsCanceled;
+        _clock.EndWait(arrived);
     }
 
     /// <summary>
-    /// Starts the body of a request whose head has just been parsed; <paramref name="buffer"/> holds the bytes after
-    /// the head, from the read the connection has in hand.
+    /// Starts the body of a request whose head has just been parsed; the input's unread bytes are those after the head.
     /// </summary>
     /// <param name="maxBodySize">The largest body the request's resource takes (a chunked body passing it fails with 413).</param>
     /// <returns>Whether the answer must close the connection unless the handler reads the body first.</returns>
-    internal bool Start(ref readonly RequestHead head, ReadOnlySequence<byte> buffer, long maxBodySize)
+    internal bool Start(ref readonly RequestHead head, long maxBodySize)
     {
         _framing = new RequestBodyReader(in head, _limits!, maxBodySize);
-        _buffer = buffer;
         _kind = head.BodyKind;
         _contentLength = head.ContentLength;
         _active = true;
         _complete = false;
-        _fetched = false;
-        _holdsRead = true;
-        _readCompleted = false;
-        _readCanceled = false;
         _truncated = false;
         _connectionFault = null;
         _rejection = RequestRejection.None;
@@ -234,25 +217,12 @@ internal sealed class RequestBody
 
         // RFC 9110 §10.1.1: a client that expects 100-continue may never send a body nobody asked for, so unless the
         // handler reads it (or it is all here), the answer closes the connection instead of waiting to drain it.
-        _expectContinue = head.ExpectContinue && !(head.BodyKind == BodyKind.ContentLength && buffer.Length >= head.ContentLength);
+        _expectContinue = head.ExpectContinue && !(head.BodyKind == BodyKind.ContentLength && _input!.Unread.Length >= head.ContentLength);
         return _expectContinue;
     }
 
     /// <summary>Called once the handler is done: it reads as empty from now on.</summary>
     internal void End() => _active = false;
-
-    /// <summary>Whether the handler's reads left the connection's input with a read in hand (false after a timeout).</summary>
-    internal bool HoldsRead => _holdsRead;
-
-    /// <summary>Whether a read went to the connection's input, replacing the read the connection had in hand.</summary>
-    internal bool Fetched => _fetched;
-
-    /// <summary>The unread bytes of the read in hand, the rest of the body first.</summary>
-    internal ReadOnlySequence<byte> Unread => _buffer;
-
-    internal bool ReadCompleted => _readCompleted;
-
-    internal bool ReadCanceled => _readCanceled;
 
     /// <summary>Whether the body has been read to its end, framing included.</summary>
     internal bool IsComplete => _complete;
