@@ -230,6 +230,27 @@ public class HttpConnectionBodyTests
     }
 
     [Fact]
+    public async Task TimeTheHandlerSpendsNotReadingDoesNotCountAgainstTheClient()
+    {
+        // The handler does other work for an hour before it reads: only the time it waits for body bytes is on the clock.
+        var gates = new Gates();
+        var limits = new HttpLimits { LingerTimeout = TimeSpan.Zero };
+        await using var connection = new PipeConnection<EchoApplication>(new EchoApplication(gates), limits);
+        await connection.SendAsync(WithLength("/count-after/work", 10) + "abc");
+        await gates.ReachedAsync("work");
+        connection.Time.Advance(TimeSpan.FromHours(1));
+        gates.Open("work");
+
+        // Within the grace period of its own waiting, the rest of the body comes.
+        await connection.WaitingForInputAsync();
+        connection.Time.Advance(limits.MinRequestBodyDataRateGracePeriod - TimeSpan.FromSeconds(1));
+        await connection.SendAsync("defghij");
+        RawResponse response = (await connection.ReadAsync())!;
+        Assert.Equal(200, response.Status);
+        Assert.Equal("10", response.BodyText);
+    }
+
+    [Fact]
     public async Task ABodyRateOf0LeavesABodyWaitUntimed()
     {
         var limits = new HttpLimits { MinRequestBodyDataRate = 0, LingerTimeout = TimeSpan.Zero };

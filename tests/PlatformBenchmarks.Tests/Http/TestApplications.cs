@@ -11,7 +11,7 @@ namespace PlatformBenchmarks.Tests.Http;
 /// answers N bytes, "/gate/NAME" answers once the test opens the gate NAME of its <see cref="Gates"/> (and then throws
 /// if NAME is "throw"), "/echo" answers with the request's body, read 7 bytes at a time, "/first/N" reads at most N
 /// bytes of it and answers with those, "/count" reads the whole body through one 64 KiB buffer and answers how many
-/// bytes it had, and anything else echoes method, path and query. A path under "/limit/N/" takes bodies of up to N
+/// bytes it had, "/count-after/NAME" does so once the test opens the gate NAME, and anything else echoes method, path and query. A path under "/limit/N/" takes bodies of up to N
 /// bytes, whatever the configured limit.
 /// </summary>
 internal readonly struct EchoApplication(Gates? gates) : IHttpApplication
@@ -57,6 +57,12 @@ internal readonly struct EchoApplication(Gates? gates) : IHttpApplication
         if (path.SequenceEqual("/count"u8))
         {
             return CountBodyAsync(request.Body, response);
+        }
+
+        if (path.StartsWith("/count-after/"u8))
+        {
+            Gates gates = _gates ?? throw new InvalidOperationException("No gates to wait at.");
+            return CountBodyAfterAsync(request.Body, response, gates.PassAsync(Encoding.ASCII.GetString(path["/count-after/"u8.Length..])));
         }
 
         if (path.SequenceEqual("/silent"u8))
@@ -136,6 +142,12 @@ internal readonly struct EchoApplication(Gates? gates) : IHttpApplication
         }
 
         throw new IOException("Failure after reading the body.");
+    }
+
+    private static async ValueTask CountBodyAfterAsync(RequestBody body, HttpResponse response, Task gate)
+    {
+        await gate;
+        await CountBodyAsync(body, response);
     }
 
     private static async ValueTask CountBodyAsync(RequestBody body, HttpResponse response)

@@ -37,7 +37,7 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
 
     /// <summary>
     /// Advances the clock by <paramref name="step"/> until it wakes the engine's next read that waits with a timer on
-    /// it (the request timeout, the linger), and returns how far the clock moved. Each step waits for that read to be
+    /// it (the head timeout, the body rate, the linger), and returns how far the clock moved. Each step waits for that read to be
     /// waiting first, so the timer is armed before the clock moves; the timer's callback runs inside the clock's
     /// advance, so no step waits for time to pass. <paramref name="beforeEachStep"/> runs before each step (a client
     /// that keeps sending).
