@@ -218,7 +218,8 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
                 return;
             }
 
-            // RFC 9112 §9.5: the wait for the rest of a request is bounded, the wait between requests is not.
+            // The wait for the rest of a request is bounded; the wait between requests is not: RFC 9112 §9.5 leaves
+            // idle connections to the server, and TFB forbids a keep-alive limit.
             timeout = _state == State.DrainingBody ? _clock.WaitForBody() : buffer.IsEmpty ? default : _clock.WaitForHead();
         }
     }
