@@ -32,8 +32,13 @@ internal sealed partial class HttpConnection<TApp>
             return Reject(RequestRejection.BodyTooLarge);
         }
 
+        // A handler that reads its body moves the input on, and the head with it: the route for the log is copied first.
+        RememberRoute(headBytes, in head);
+        _clock.BodyStarted();
+        _state = State.InBody;
+        _input.Unread = body;
         RequestHead dispatched = head;
-        if (_requestBody.Start(in head, body, maxBodySize))
+        if (_requestBody.Start(in head, maxBodySize))
         {
             // Until the handler reads the body, its answer closes the connection (see RequestBody.Start).
             dispatched.KeepAlive = false;
@@ -49,20 +54,25 @@ internal sealed partial class HttpConnection<TApp>
         {
             await pending;
         }
-        catch (RequestBodyException) when (_requestBody.Rejection != RequestRejection.None || _requestBody.Truncated)
+        catch (Exception ex)
         {
-            // The body's own failure, passed on by the handler: answered below as the engine's.
-        }
-        catch (Exception ex) when (!IsConnectionFault(ex))
-        {
-            LogApplicationError(_logger, ex);
-            if (!_response.HasWritten)
+            // Once the body has failed, what the handler throws follows from it (its RequestBodyException, or one of
+            // its own) and is answered below as the body's failure; otherwise the exception is the application's.
+            if (!_requestBody.Failed)
             {
-                _response.WriteErrorAndClose(HttpStatus.InternalServerError, "Internal server error.\n"u8);
+                OnApplicationFault(ex);
             }
         }
 
         _requestBody.End();
+        _state = State.ReadingHead;
+        if (_requestBody.ConnectionFault is Exception fault)
+        {
+            // The transport failed while the body was waited for: nothing more can be sent.
+            LogConnectionFault(_logger, fault.Message);
+            return BodyOutcome.ConnectionEnded;
+        }
+
         if (_requestBody.Truncated)
         {
             // The client closed its side inside the body: what was answered is sent, and nothing more.
@@ -78,7 +88,7 @@ internal sealed partial class HttpConnection<TApp>
         RequestRejection rejection = _requestBody.Rejection;
         if (rejection == RequestRejection.None)
         {
-            _awaitingBody = !_requestBody.IsComplete;
+            _state = _requestBody.IsComplete ? State.ReadingHead : State.DrainingBody;
             return BodyOutcome.Continue;
         }
 
@@ -93,7 +103,7 @@ internal sealed partial class HttpConnection<TApp>
             LogRejected(_logger, rejection);
         }
 
-        if (_requestBody.HoldsRead)
+        if (_input.HoldsRead)
         {
             return BodyOutcome.Close;
         }
@@ -101,16 +111,6 @@ internal sealed partial class HttpConnection<TApp>
         // The wait for the body timed out: the input has no read in hand to go on from.
         await FlushAndLingerAsync();
         return BodyOutcome.ConnectionEnded;
-    }
-
-    /// <summary>Takes back the read the handler's body reads left in hand, with the bytes after what they used.</summary>
-    private void TakeBackRead(ref ReadResult result, ref ReadOnlySequence<byte> buffer)
-    {
-        buffer = _requestBody.Unread;
-        if (_requestBody.Fetched)
-        {
-            result = new ReadResult(buffer, result.IsCanceled || _requestBody.ReadCanceled, _requestBody.ReadCompleted);
-        }
     }
 
     /// <summary>
@@ -134,16 +134,10 @@ internal sealed partial class HttpConnection<TApp>
             return Step.Close;
         }
 
-        _awaitingBody = false;
+        _state = State.ReadingHead;
         return Step.Dispatched;
     }
 
     // The answer the handler is still to write is output too: the loop's flush after it stays due.
     ValueTask<FlushResult> IRequestBodyHost.FlushAsync() => _output.FlushAsync();
-
-    CancellationToken IRequestBodyHost.StartRequestClock()
-    {
-        UpdateRequestTimeout(partial: true);
-        return _requestTimeout!.Token;
-    }
 }

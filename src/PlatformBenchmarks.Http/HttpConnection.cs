@@ -21,7 +21,23 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
         Close,
     }
 
-    private readonly PipeReader _input;
+    /// <summary>Where the connection is, as far as its input goes.</summary>
+    private enum State : byte
+    {
+        /// <summary>Between requests, or inside a head: the input holds the next request's bytes, if any.</summary>
+        ReadingHead,
+
+        /// <summary>A request with a body is with its handler, which may read the input through <see cref="RequestBody"/>.</summary>
+        InBody,
+
+        /// <summary>A request is answered but its body is still arriving: the engine discards it before the next request.</summary>
+        DrainingBody,
+
+        /// <summary>The connection is closing and reads only to drop what the client still sends.</summary>
+        Lingering,
+    }
+
+    private readonly HttpConnectionInput _input;
     private readonly PipeWriter _output;
     private readonly HttpParser _parser;
     private readonly Http1Response _response;
@@ -35,11 +51,16 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
     // The body of the request being answered, and, once it is answered, whether what its handler left unread is
     // still arriving: the engine discards it before the next request.
     private readonly RequestBody _requestBody;
-    private bool _awaitingBody;
+    private State _state;
 
-    private CancellationTokenSource? _requestTimeout;
-    private bool _timeoutArmed;
+    private readonly HttpConnectionClock _clock;
     private bool _hasOutput;
+
+    // The method and path of the request being answered, copied for the log only when its handler did not complete
+    // at once: by the time it fails, the head it came in may be gone.
+    private byte[]? _route;
+    private int _routeMethodLength;
+    private int _routeLength;
 
     /// <param name="transportHalfCloses">The transport sends a FIN when the output completes and keeps the input readable.</param>
     /// <param name="closeRequested">Signalled when the host stops: an idle connection closes at once, a request in flight is answered first.</param>
@@ -50,11 +71,12 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
         _transportHalfCloses = transportHalfCloses;
         _closeRequested = closeRequested;
         _app = app;
-        _input = transport.Input;
+        _input = new HttpConnectionInput(transport.Input);
         _output = transport.Output;
         _parser = new HttpParser(context.Limits);
         _response = new Http1Response(_output, context.Date);
-        _requestBody = new RequestBody(_input, _response, this, context.Limits);
+        _clock = new HttpConnectionClock(context.Time, context.Limits);
+        _requestBody = new RequestBody(_input, _response, this, context.Limits, _clock);
         _logger = context.Logger;
         _time = context.Time;
     }
@@ -63,22 +85,23 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
     {
         // The host is stopping: a read waiting for the next request returns at once (canceled) and the connection
         // closes; one that comes after a request in flight returns canceled once that request is answered.
-        using CancellationTokenRegistration closing = _closeRequested.UnsafeRegister(static s => ((PipeReader)s!).CancelPendingRead(), _input);
+        using CancellationTokenRegistration closing = _closeRequested.UnsafeRegister(static s => ((PipeReader)s!).CancelPendingRead(), _input.Reader);
         try
         {
             await ProcessRequestsAsync();
         }
         catch (Exception ex) when (IsConnectionFault(ex))
         {
-            // The peer reset or vanished: nothing to answer, nothing to log above Debug.
+            // Handlers' exceptions never get here (see CompleteAsync): this is the engine's own read or flush, the peer
+            // reset or vanished. Nothing to answer, nothing to log above Debug.
             LogConnectionFault(_logger, ex.Message);
         }
         finally
         {
-            _requestTimeout?.Dispose();
+            _clock.Dispose();
             _parser.ReleaseScratch();
             _response.ReleaseBodyBuffer();
-            await _input.CompleteAsync();
+            await _input.Reader.CompleteAsync();
             await _output.CompleteAsync();
         }
     }
@@ -88,17 +111,19 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
 
     private async Task ProcessRequestsAsync()
     {
+        // What the read waits for, on the clock: nothing (an idle connection), the rest of a head, or a body to discard.
+        CancellationToken timeout = default;
         while (true)
         {
-            ReadResult result;
+            long arrived;
             try
             {
-                result = await _input.ReadAsync(_timeoutArmed ? _requestTimeout!.Token : default);
+                arrived = _input.Take(await _input.ReadAsync(timeout));
             }
-            catch (OperationCanceledException) when (_timeoutArmed)
+            catch (OperationCanceledException) when (timeout.IsCancellationRequested)
             {
                 // A body being discarded belongs to a request already answered: it gets no second answer.
-                if (!_awaitingBody)
+                if (_state != State.DrainingBody)
                 {
                     Reject(RequestRejection.Timeout);
                 }
@@ -107,7 +132,13 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
                 return;
             }
 
-            ReadOnlySequence<byte> buffer = result.Buffer;
+            if (timeout.CanBeCanceled)
+            {
+                _clock.EndWait(arrived);
+            }
+
+            // The requests of this read are parsed from a local copy; the input gets it back when a handler may read it.
+            ReadOnlySequence<byte> buffer = _input.Unread;
             bool keepOpen = true;
             bool linger = false;
             while (true)
@@ -135,7 +166,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
                         return;
                     }
 
-                    TakeBackRead(ref result, ref buffer);
+                    buffer = _input.Unread;
                     if (outcome == BodyOutcome.Close)
                     {
                         keepOpen = false;
@@ -159,13 +190,14 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
                     // sending; otherwise close at once (an HTTP/1.0 or Connection: close client that sent one request
                     // is not kept waiting).
                     keepOpen = false;
-                    linger = !buffer.IsEmpty || _awaitingBody;
+                    linger = !buffer.IsEmpty || _state == State.DrainingBody;
                     break;
                 }
             }
 
             // Everything before buffer.Start is answered; the rest is a request still arriving.
-            _input.AdvanceTo(buffer.Start, result.Buffer.End);
+            _input.Unread = buffer;
+            _input.Release();
             _parser.ReleaseScratch();
 
             if (_hasOutput)
@@ -178,10 +210,10 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
                 }
             }
 
-            if (!keepOpen || result.IsCompleted || result.IsCanceled)
+            if (!keepOpen || _input.IsCompleted || _input.IsCanceled)
             {
                 // A peer that stopped sending mid-request gets no answer: there is nothing complete to answer.
-                if (linger && !result.IsCompleted && !result.IsCanceled)
+                if (linger && !_input.IsCompleted && !_input.IsCanceled)
                 {
                     await LingeringCloseAsync();
                 }
@@ -189,7 +221,9 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
                 return;
             }
 
-            UpdateRequestTimeout(partial: _awaitingBody || !buffer.IsEmpty);
+            // The wait for the rest of a request is bounded; the wait between requests is not: RFC 9112 §9.5 leaves
+            // idle connections to the server, and TFB forbids a keep-alive limit.
+            timeout = _state == State.DrainingBody ? _clock.WaitForBody() : buffer.IsEmpty ? default : _clock.WaitForHead();
         }
     }
 
@@ -198,7 +232,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
     {
         pending = default;
         RequestRejection rejection;
-        if (_awaitingBody)
+        if (_state == State.DrainingBody)
         {
             Step discarded = DiscardBody(ref buffer);
             if (discarded != Step.Dispatched)
@@ -220,6 +254,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
         }
 
         buffer = buffer.Slice(consumed);
+        _clock.HeadCompleted();
         if (head.BodyKind != BodyKind.None)
         {
             return DispatchWithBody(headBytes, in head, buffer, out pending);
@@ -241,6 +276,12 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
             pending = ValueTask.FromException(ex);
         }
 
+        if (!pending.IsCompletedSuccessfully && head.BodyKind == BodyKind.None)
+        {
+            // Without a body nothing has moved the input, so the head is still there to copy from.
+            RememberRoute(headBytes, in head);
+        }
+
         return Step.Dispatched;
     }
 
@@ -250,15 +291,46 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
         {
             await pending;
         }
-        catch (Exception ex) when (!IsConnectionFault(ex))
+        catch (Exception ex)
         {
-            // An application fault answers its own request with 500 and closes; earlier responses are intact.
-            LogApplicationError(_logger, ex);
-            if (!_response.HasWritten)
-            {
-                _response.WriteErrorAndClose(HttpStatus.InternalServerError, "Internal server error.\n"u8);
-            }
+            // Whatever its type: the engine's own I/O never runs inside a handler, so this is the application's.
+            OnApplicationFault(ex);
         }
+    }
+
+    /// <summary>
+    /// A handler failed: its request gets 500 unless it was answered already (a response is written whole), the rest of
+    /// the connection goes on, and the failure is logged with the request's method and path.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void OnApplicationFault(Exception ex)
+    {
+        LogApplicationError(
+            _logger,
+            System.Text.Encoding.ASCII.GetString(_route.AsSpan(0, _routeMethodLength)),
+            System.Text.Encoding.ASCII.GetString(_route.AsSpan(_routeMethodLength, _routeLength - _routeMethodLength)),
+            ex);
+        if (!_response.HasWritten)
+        {
+            _response.WriteText(HttpStatus.InternalServerError, "Internal server error.\n"u8);
+        }
+    }
+
+    /// <summary>Copies the method and path of the request being answered, each cut to a bounded length, for the log.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void RememberRoute(ReadOnlySpan<byte> headBytes, ref readonly RequestHead head)
+    {
+        const int MaxMethod = 32;
+        const int MaxPath = 224;
+        _route ??= new byte[MaxMethod + MaxPath];
+        ReadOnlySpan<byte> method = headBytes.Slice(0, head.MethodLength);
+        ReadOnlySpan<byte> path = headBytes.Slice(head.PathStart, head.PathLength);
+        method = method[..Math.Min(method.Length, MaxMethod)];
+        path = path[..Math.Min(path.Length, MaxPath)];
+        method.CopyTo(_route);
+        path.CopyTo(_route.AsSpan(method.Length));
+        _routeMethodLength = method.Length;
+        _routeLength = method.Length + path.Length;
     }
 
     private Step Reject(RequestRejection rejection)
@@ -292,6 +364,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
     [MethodImpl(MethodImplOptions.NoInlining)]
     private async Task LingeringCloseAsync()
     {
+        _state = State.Lingering;
         if (_transportHalfCloses)
         {
             // The transport sends what is queued, then the FIN at once, and keeps the input readable.
@@ -318,49 +391,21 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
             }
 
             silence.CancelAfter(left < limits.LingerTimeout ? left : limits.LingerTimeout);
-            ReadResult result;
             try
             {
-                result = await _input.ReadAsync(silence.Token);
+                _input.Take(await _input.ReadAsync(silence.Token));
             }
             catch (OperationCanceledException)
             {
                 return;
             }
 
-            _input.AdvanceTo(result.Buffer.End);
-            if (result.IsCompleted || result.IsCanceled)
+            _input.ReleaseAll();
+            if (_input.IsCompleted || _input.IsCanceled)
             {
                 return;
             }
         }
-    }
-
-    /// <summary>Starts the request clock when a read leaves a request unfinished; stops it when none is.</summary>
-    private void UpdateRequestTimeout(bool partial)
-    {
-        if (partial == _timeoutArmed)
-        {
-            return;
-        }
-
-        if (partial)
-        {
-            // A source whose timer fired after its request completed cannot be reset: replace it.
-            if (_requestTimeout is null || !_requestTimeout.TryReset())
-            {
-                _requestTimeout?.Dispose();
-                _requestTimeout = new CancellationTokenSource(Timeout.InfiniteTimeSpan, _time);
-            }
-
-            _requestTimeout.CancelAfter(_parser.Limits.RequestTimeout);
-        }
-        else
-        {
-            _requestTimeout!.TryReset();
-        }
-
-        _timeoutArmed = partial;
     }
 
     private static bool IsConnectionFault(Exception ex) =>
@@ -373,6 +418,6 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
     [LoggerMessage(EventId = 2, Level = LogLevel.Debug, Message = "Request rejected: {Reason}")]
     private static partial void LogRejected(ILogger logger, RequestRejection reason);
 
-    [LoggerMessage(EventId = 3, Level = LogLevel.Error, Message = "Unhandled application error")]
-    private static partial void LogApplicationError(ILogger logger, Exception exception);
+    [LoggerMessage(EventId = 3, Level = LogLevel.Error, Message = "Unhandled application error in {Method} {Path}")]
+    private static partial void LogApplicationError(ILogger logger, string method, string path, Exception exception);
 }

@@ -18,10 +18,21 @@ public sealed class HttpLimits
     public long MaxRequestBodySize { get; set; } = 1024 * 1024;
 
     /// <summary>
-    /// How long a started request, its head and its body, may take to arrive in full (408 after). An idle keep-alive connection is never
-    /// timed out: TFB forbids a maximum keep-alive time.
+    /// How long a request head may take to arrive, from its first byte to its empty line (408 after). Each request of a
+    /// connection has its own; an idle keep-alive connection is never timed out: TFB forbids a maximum keep-alive time.
     /// </summary>
-    public TimeSpan RequestTimeout { get; set; } = TimeSpan.FromSeconds(30);
+    public TimeSpan RequestHeadersTimeout { get; set; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>
+    /// The slowest a request body may arrive, in bytes per second, averaged over the time spent waiting for it (by its
+    /// handler, or by the engine discarding what the handler left): past <see cref="MinRequestBodyDataRateGracePeriod"/>,
+    /// a body below it gets 408. Time the handler spends not reading does not count against the client. 0: no check.
+    /// </summary>
+    // 240 bytes/s, as Kestrel: low enough for any client that is sending at all, high enough to end a stalled one.
+    public long MinRequestBodyDataRate { get; set; } = 240;
+
+    /// <summary>How long a body is waited for before <see cref="MinRequestBodyDataRate"/> applies.</summary>
+    public TimeSpan MinRequestBodyDataRateGracePeriod { get; set; } = TimeSpan.FromSeconds(5);
 
     /// <summary>
     /// When the server closes a connection the client may still be sending on (after a rejection, or with requests
@@ -54,7 +65,9 @@ public sealed class HttpLimitsValidator : IValidateOptions<HttpLimits>
         RequireInRange(failures, nameof(HttpLimits.MaxRequestHeadersSize), options.MaxRequestHeadersSize, 16, MaxSize);
         RequireInRange(failures, nameof(HttpLimits.MaxRequestHeaderCount), options.MaxRequestHeaderCount, 1, int.MaxValue);
         RequireInRange(failures, nameof(HttpLimits.MaxRequestBodySize), options.MaxRequestBodySize, 0, long.MaxValue);
-        RequireDuration(failures, nameof(HttpLimits.RequestTimeout), options.RequestTimeout, allowZero: false);
+        RequireDuration(failures, nameof(HttpLimits.RequestHeadersTimeout), options.RequestHeadersTimeout, allowZero: false);
+        RequireInRange(failures, nameof(HttpLimits.MinRequestBodyDataRate), options.MinRequestBodyDataRate, 0, int.MaxValue);
+        RequireDuration(failures, nameof(HttpLimits.MinRequestBodyDataRateGracePeriod), options.MinRequestBodyDataRateGracePeriod, allowZero: false);
         RequireDuration(failures, nameof(HttpLimits.LingerTimeout), options.LingerTimeout, allowZero: true);
         RequireDuration(failures, nameof(HttpLimits.MaxLingerTime), options.MaxLingerTime, allowZero: true);
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);

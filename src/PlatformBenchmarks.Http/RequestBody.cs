@@ -11,41 +11,40 @@ namespace PlatformBenchmarks.Http;
 /// </summary>
 /// <remarks>
 /// A read that has to wait for the client first sends what the connection has written so far, and the
-/// <c>100 Continue</c> the client may be waiting for; the wait is bounded by <see cref="HttpLimits.RequestTimeout"/>.
-/// Framing errors, a body past its resource's limit (<see cref="IHttpApplication.MaxRequestBodySize"/>) and the timeout throw
-/// <see cref="RequestBodyException"/>: the engine then answers with the matching status, unless the handler has
-/// answered already, and closes the connection either way. A read moves the connection's input on, so the
-/// <see cref="HttpRequest"/> it came with must not be used after the first read.
+/// <c>100 Continue</c> the client may be waiting for; the waits are held to <see cref="HttpLimits.MinRequestBodyDataRate"/>.
+/// Framing errors, a body past its resource's limit (<see cref="IHttpApplication.MaxRequestBodySize"/>), a body too
+/// slow, and the connection ending inside it throw <see cref="RequestBodyException"/>: the engine then answers with the
+/// matching status, unless the handler has answered already or the client is gone, and closes the connection either
+/// way. A read moves the connection's input on, so the <see cref="HttpRequest"/> it came with must not be used after
+/// the first read.
 /// </remarks>
 public sealed class RequestBody
 {
-    private readonly PipeReader? _input;
+    private readonly HttpConnectionInput? _input;
     private readonly Http1Response? _response;
     private readonly IRequestBodyHost? _host;
     private readonly HttpLimits? _limits;
+    private readonly HttpConnectionClock? _clock;
 
     private RequestBodyReader _framing;
-    private ReadOnlySequence<byte> _buffer;
     private BodyKind _kind;
     private long _contentLength;
     private bool _active;
     private bool _complete;
-    private bool _fetched;
-    private bool _holdsRead;
-    private bool _readCompleted;
-    private bool _readCanceled;
     private bool _truncated;
     private bool _expectContinue;
     private bool _continueOwed;
     private bool _keepAlive;
     private RequestRejection _rejection;
+    private Exception? _connectionFault;
 
-    internal RequestBody(PipeReader input, Http1Response response, IRequestBodyHost host, HttpLimits limits)
+    internal RequestBody(HttpConnectionInput input, Http1Response response, IRequestBodyHost host, HttpLimits limits, HttpConnectionClock clock)
     {
         _input = input;
         _response = response;
         _host = host;
         _limits = limits;
+        _clock = clock;
     }
 
     private RequestBody()
@@ -117,13 +116,14 @@ public sealed class RequestBody
             }
         }
 
-        ParseStatus status = _framing.ReadData(_buffer, destination.Length, out long consumed, out int dataLength, out RequestRejection rejection);
+        ReadOnlySequence<byte> buffer = _input!.Unread;
+        ParseStatus status = _framing.ReadData(buffer, destination.Length, out long consumed, out int dataLength, out RequestRejection rejection);
         if (dataLength > 0)
         {
-            _buffer.Slice(consumed - dataLength, dataLength).CopyTo(destination);
+            buffer.Slice(consumed - dataLength, dataLength).CopyTo(destination);
         }
 
-        _buffer = _buffer.Slice(consumed);
+        _input.Unread = buffer.Slice(consumed);
         if (status == ParseStatus.Rejected)
         {
             Fail(rejection);
@@ -139,7 +139,7 @@ public sealed class RequestBody
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     private async ValueTask FetchAsync()
     {
-        if (_readCompleted)
+        if (_input!.IsCompleted)
         {
             // The client closed its side inside the body: it will never end.
             _truncated = true;
@@ -154,81 +154,75 @@ public sealed class RequestBody
             _response.WriteContinue();
         }
 
-        FlushResult flush = await _host!.FlushAsync();
+        // The engine's own I/O: a fault here is the transport's, told apart from the handler's by where it happened,
+        // whatever its type. It is recorded, and the handler gets this body's exception.
+        FlushResult flush;
+        try
+        {
+            flush = await _host!.FlushAsync();
+        }
+        catch (Exception ex)
+        {
+            throw ConnectionFailed(ex);
+        }
+
         if (flush.IsCompleted)
         {
             _truncated = true;
             ThrowIfFailed();
         }
 
-        CancellationToken timeout = _host.StartRequestClock();
-        _input!.AdvanceTo(_buffer.Start, _buffer.End);
-        _holdsRead = false;
-        ReadResult result;
+        CancellationToken timeout = _clock!.WaitForBody();
+        _input.Release();
+        long arrived;
         try
         {
-            result = await _input.ReadAsync(timeout);
+            // The host asking connections to close cancels this read: the input records it, and this request is still
+            // answered, the connection closing after it.
+            arrived = _input.Take(await _input.ReadAsync(timeout));
         }
         catch (OperationCanceledException) when (timeout.IsCancellationRequested)
         {
+            _clock.EndWait(0);
             Fail(RequestRejection.Timeout);
             ThrowIfFailed();
             throw;
         }
+        catch (Exception ex)
+        {
+            _clock.EndWait(0);
+            throw ConnectionFailed(ex);
+        }
 
-        _holdsRead = true;
-        _fetched = true;
-        _buffer = result.Buffer;
-        _readCompleted = result.IsCompleted;
-
-        // The host asked connections to close: this request is still answered, and the connection closes after it.
-        _readCanceled |= result.IsCanceled;
+        _clock.EndWait(arrived);
     }
 
     /// <summary>
-    /// Starts the body of a request whose head has just been parsed; <paramref name="buffer"/> holds the bytes after
-    /// the head, from the read the connection has in hand.
+    /// Starts the body of a request whose head has just been parsed; the input's unread bytes are those after the head.
     /// </summary>
     /// <param name="maxBodySize">The largest body the request's resource takes (a chunked body passing it fails with 413).</param>
     /// <returns>Whether the answer must close the connection unless the handler reads the body first.</returns>
-    internal bool Start(ref readonly RequestHead head, ReadOnlySequence<byte> buffer, long maxBodySize)
+    internal bool Start(ref readonly RequestHead head, long maxBodySize)
     {
         _framing = new RequestBodyReader(in head, _limits!, maxBodySize);
-        _buffer = buffer;
         _kind = head.BodyKind;
         _contentLength = head.ContentLength;
         _active = true;
         _complete = false;
-        _fetched = false;
-        _holdsRead = true;
-        _readCompleted = false;
-        _readCanceled = false;
         _truncated = false;
+        _connectionFault = null;
         _rejection = RequestRejection.None;
         _keepAlive = head.KeepAlive;
         _continueOwed = head.ExpectContinue;
 
         // RFC 9110 §10.1.1: a client that expects 100-continue may never send a body nobody asked for, so unless the
         // handler reads it (or it is all here), the answer closes the connection instead of waiting to drain it.
-        _expectContinue = head.ExpectContinue && !(head.BodyKind == BodyKind.ContentLength && buffer.Length >= head.ContentLength);
+        _expectContinue = head.ExpectContinue && !(head.BodyKind == BodyKind.ContentLength && _input!.Unread.Length >= head.ContentLength);
         return _expectContinue;
     }
 
     /// <summary>Called once the handler is done: it reads as empty from now on.</summary>
     internal void End() => _active = false;
-
-    /// <summary>Whether the handler's reads left the connection's input with a read in hand (false after a timeout).</summary>
-    internal bool HoldsRead => _holdsRead;
-
-    /// <summary>Whether a read went to the connection's input, replacing the read the connection had in hand.</summary>
-    internal bool Fetched => _fetched;
-
-    /// <summary>The unread bytes of the read in hand, the rest of the body first.</summary>
-    internal ReadOnlySequence<byte> Unread => _buffer;
-
-    internal bool ReadCompleted => _readCompleted;
-
-    internal bool ReadCanceled => _readCanceled;
 
     /// <summary>Whether the body has been read to its end, framing included.</summary>
     internal bool IsComplete => _complete;
@@ -239,6 +233,15 @@ public sealed class RequestBody
     /// <summary>Why a read of the body failed (framing, limit, timeout); None when none did.</summary>
     internal RequestRejection Rejection => _rejection;
 
+    /// <summary>The transport's fault that ended the connection while the body was waited for; null when none did.</summary>
+    internal Exception? ConnectionFault => _connectionFault;
+
+    /// <summary>
+    /// Whether the body itself failed (its framing, its limit, its rate, the connection ending inside it): whatever the
+    /// handler then throws follows from that, and is answered as the body's failure, not as the application's.
+    /// </summary>
+    internal bool Failed => _rejection != RequestRejection.None || _truncated;
+
     /// <summary>Steps over body bytes the handler did not read, as the engine discards them.</summary>
     internal ParseStatus Skip(in ReadOnlySequence<byte> buffer, out long consumed, out RequestRejection rejection) =>
         _framing.Read(buffer, out consumed, out rejection);
@@ -247,6 +250,14 @@ public sealed class RequestBody
     {
         _rejection = rejection;
         _response!.SetKeepAlive(false);
+    }
+
+    private RequestBodyException ConnectionFailed(Exception fault)
+    {
+        _truncated = true;
+        _connectionFault = fault;
+        _response!.SetKeepAlive(false);
+        return new RequestBodyException(RequestRejection.None, fault);
     }
 
     private void ThrowIfFailed()
@@ -259,8 +270,8 @@ public sealed class RequestBody
 }
 
 /// <summary>
-/// A request body could not be read: malformed framing (400), too large (413), too slow (408), or the client closed
-/// inside it (<see cref="Rejection"/> None; nothing is answered). The engine answers it if the handler lets it pass.
+/// A request body could not be read: malformed framing (400), too large (413), too slow (408), or the connection ended
+/// inside it (<see cref="Rejection"/> None; nothing is answered; a transport fault is the inner exception). The engine answers it if the handler lets it pass.
 /// </summary>
 internal sealed class RequestBodyException : IOException
 {
@@ -279,8 +290,8 @@ internal sealed class RequestBodyException : IOException
     {
     }
 
-    internal RequestBodyException(RequestRejection rejection)
-        : base(rejection == RequestRejection.None ? "The connection ended inside the request body." : System.Text.Encoding.ASCII.GetString(rejection.ToReason()).TrimEnd())
+    internal RequestBodyException(RequestRejection rejection, Exception? innerException = null)
+        : base(rejection == RequestRejection.None ? "The connection ended inside the request body." : System.Text.Encoding.ASCII.GetString(rejection.ToReason()).TrimEnd(), innerException)
     {
         Rejection = rejection;
     }
@@ -293,7 +304,4 @@ internal interface IRequestBodyHost
 {
     /// <summary>Sends what the connection has written so far: earlier answers, a 100 Continue.</summary>
     ValueTask<FlushResult> FlushAsync();
-
-    /// <summary>Starts the request clock unless it runs already, and returns the token it cancels when time is up.</summary>
-    CancellationToken StartRequestClock();
 }

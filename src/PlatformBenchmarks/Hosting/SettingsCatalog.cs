@@ -25,13 +25,15 @@ internal static class SettingsCatalog
     /// <summary>
     /// Keys that were read under another name once, with the key that holds the setting now: refused with a message that
     /// names it, so a script or a settings file written for the old name stops at start instead of running on a default.
-    /// Kestrel's socket settings were under <c>Transport</c>, beside the keys of this project's loops.
+    /// Kestrel's socket settings were under <c>Transport</c>, beside the keys of this project's loops; one request timeout
+    /// for head and body is now a head timeout and a minimum body rate.
     /// </summary>
     public static IReadOnlyDictionary<string, string> Moved { get; } = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase)
     {
         ["Transport:WaitForDataBeforeAllocatingBuffer"] = "Sockets:WaitForDataBeforeAllocatingBuffer",
         ["Transport:UnsafePreferInlineScheduling"] = "Sockets:UnsafePreferInlineScheduling",
         ["Transport:IOQueueCount"] = "Sockets:IOQueueCount",
+        ["Http:RequestTimeout"] = "Http:RequestHeadersTimeout",
     };
 
     /// <summary>
@@ -69,7 +71,9 @@ internal static class SettingsCatalog
             new("Http:MaxRequestHeadersSize", Text(http.MaxRequestHeadersSize), "largest header section (431 beyond)"),
             new("Http:MaxRequestHeaderCount", Text(http.MaxRequestHeaderCount), "most header fields (431 beyond)"),
             new("Http:MaxRequestBodySize", Text(http.MaxRequestBodySize), "largest request body, read by its handler or discarded (413 beyond)"),
-            new("Http:RequestTimeout", Text(http.RequestTimeout), "how long a started request may take to arrive in full (408 after)"),
+            new("Http:RequestHeadersTimeout", Text(http.RequestHeadersTimeout), "how long a request head may take to arrive, from its first byte (408 after)"),
+            new("Http:MinRequestBodyDataRate", Text(http.MinRequestBodyDataRate), "slowest a request body may arrive, bytes/s over the time spent waiting for it (408 below; 0: no check)"),
+            new("Http:MinRequestBodyDataRateGracePeriod", Text(http.MinRequestBodyDataRateGracePeriod), "how long a body is waited for before its minimum rate applies"),
             new("Http:LingerTimeout", Text(http.LingerTimeout), "how long a closing connection reads and drops input after the client went silent"),
             new("Http:MaxLingerTime", Text(http.MaxLingerTime), "the longest a closing connection is kept reading"),
             new("ConnectionString", database.ConnectionString, "the Npgsql connection string"),

@@ -88,13 +88,14 @@ public class ServerSettingsKeysTests
         Assert.Equal($"PlatformBenchmarks: {message}", server.Error.TrimEnd());
     }
 
-    /// <summary>Kestrel's socket settings, under <c>Transport</c> once, under <c>Sockets</c> now.</summary>
+    /// <summary>Kestrel's socket settings, under <c>Transport</c> once, under <c>Sockets</c> now; the request timeout, split in two.</summary>
     public static TheoryData<string, string> MovedKeys => new()
     {
         { "Transport:WaitForDataBeforeAllocatingBuffer", "Sockets:WaitForDataBeforeAllocatingBuffer" },
         { "Transport:UnsafePreferInlineScheduling", "Sockets:UnsafePreferInlineScheduling" },
         { "Transport:IOQueueCount", "Sockets:IOQueueCount" },
         { "transport:ioqueuecount", "Sockets:IOQueueCount" },
+        { "Http:RequestTimeout", "Http:RequestHeadersTimeout" },
     };
 
     [Theory]

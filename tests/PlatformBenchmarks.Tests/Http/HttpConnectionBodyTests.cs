@@ -1,3 +1,5 @@
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Testing;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Tests.Support;
 
@@ -172,13 +174,127 @@ public class HttpConnectionBodyTests
     [Fact]
     public async Task AHandlerWaitingForBodyBytesThatDoNotComeGets408()
     {
-        var limits = new HttpLimits { RequestTimeout = TimeSpan.FromSeconds(30), LingerTimeout = TimeSpan.Zero };
+        var limits = new HttpLimits { MinRequestBodyDataRateGracePeriod = TimeSpan.FromSeconds(30), LingerTimeout = TimeSpan.Zero };
         await using var connection = new PipeConnection<EchoApplication>(default, limits);
         await connection.SendAsync(WithLength("/echo", 10) + "abc");
 
-        Assert.Equal(limits.RequestTimeout, await connection.AdvanceUntilTimerFiresAsync(TimeSpan.FromSeconds(10)));
+        Assert.Equal(limits.MinRequestBodyDataRateGracePeriod, await connection.AdvanceUntilTimerFiresAsync(TimeSpan.FromSeconds(10)));
         Assert.Equal(408, (await connection.ReadAsync())!.Status);
         Assert.True(await connection.IsClosedAsync());
+    }
+
+    [Fact]
+    public async Task AnUploadFarLongerThanTheHeadTimeoutSucceedsAtASteadyModestRate()
+    {
+        // 256 MiB at 64 KiB per 100 ms of the clock (640 KiB/s): about 410 s, far past the 30 s a head may take.
+        const long Size = 256L * 1024 * 1024;
+        const int Piece = 64 * 1024;
+        await using var connection = new PipeConnection<EchoApplication>(default, new HttpLimits { MaxRequestBodySize = Size, LingerTimeout = TimeSpan.Zero });
+        await connection.SendAsync(WithLength("/count", (int)Size));
+        byte[] piece = new byte[Piece];
+        for (long sent = 0; sent < Size; sent += Piece)
+        {
+            await connection.WaitingForInputAsync();
+            connection.Time.Advance(TimeSpan.FromMilliseconds(100));
+            await connection.SendAsync(piece);
+        }
+
+        await connection.SendAsync(Get("/next"));
+        RawResponse response = (await connection.ReadAsync())!;
+        Assert.Equal(200, response.Status);
+        Assert.Equal(Size.ToString(System.Globalization.CultureInfo.InvariantCulture), response.BodyText);
+        Assert.Equal("GET /next ", (await connection.ReadAsync())!.BodyText);
+    }
+
+    [Fact]
+    public async Task AnUploadThatStallsGets408OnceItsRateFallsBelowTheMinimumAndTheConnectionCloses()
+    {
+        // 240 bytes/s after 5 s of grace: 4 KiB sent in the first 4 s of waiting pays for 4096 / 240 = 17.07 s of it,
+        // so the stalled body runs out 13.07 s into the silence, at the 14th second of the clock.
+        var limits = new HttpLimits { MinRequestBodyDataRate = 240, MinRequestBodyDataRateGracePeriod = TimeSpan.FromSeconds(5), LingerTimeout = TimeSpan.Zero };
+        await using var connection = new PipeConnection<EchoApplication>(default, limits);
+        await connection.SendAsync(WithLength("/count", 1024 * 1024));
+        for (int i = 0; i < 4; i++)
+        {
+            await connection.WaitingForInputAsync();
+            connection.Time.Advance(TimeSpan.FromSeconds(1));
+            await connection.SendAsync(new byte[1024]);
+        }
+
+        await connection.WaitingForInputAsync();
+        Assert.Equal(TimeSpan.FromSeconds(14), await connection.AdvanceUntilTimerFiresAsync(TimeSpan.FromSeconds(1)));
+        RawResponse response = (await connection.ReadAsync())!;
+        Assert.Equal(408, response.Status);
+        Assert.Equal("close", response.Header("Connection"));
+        Assert.True(await connection.IsClosedAsync());
+    }
+
+    [Fact]
+    public async Task TimeTheHandlerSpendsNotReadingDoesNotCountAgainstTheClient()
+    {
+        // The handler does other work for an hour before it reads: only the time it waits for body bytes is on the clock.
+        var gates = new Gates();
+        var limits = new HttpLimits { LingerTimeout = TimeSpan.Zero };
+        await using var connection = new PipeConnection<EchoApplication>(new EchoApplication(gates), limits);
+        await connection.SendAsync(WithLength("/count-after/work", 10) + "abc");
+        await gates.ReachedAsync("work");
+        connection.Time.Advance(TimeSpan.FromHours(1));
+        gates.Open("work");
+
+        // Within the grace period of its own waiting, the rest of the body comes.
+        await connection.WaitingForInputAsync();
+        connection.Time.Advance(limits.MinRequestBodyDataRateGracePeriod - TimeSpan.FromSeconds(1));
+        await connection.SendAsync("defghij");
+        RawResponse response = (await connection.ReadAsync())!;
+        Assert.Equal(200, response.Status);
+        Assert.Equal("10", response.BodyText);
+    }
+
+    [Fact]
+    public async Task ABodyRateOf0LeavesABodyWaitUntimed()
+    {
+        var limits = new HttpLimits { MinRequestBodyDataRate = 0, LingerTimeout = TimeSpan.Zero };
+        await using var connection = new PipeConnection<EchoApplication>(default, limits);
+        await connection.SendAsync(WithLength("/echo", 5) + "he");
+        await connection.WaitingForInputAsync();
+        connection.Time.Advance(TimeSpan.FromHours(1));
+
+        await connection.SendAsync("llo");
+        Assert.Equal("hello", (await connection.ReadAsync())!.BodyText);
+    }
+
+    [Fact]
+    public async Task AHandlerThatFailsInsideItsBodyGets500TheRestIsDiscardedAndThePipelinedNeighbourIsAnswered()
+    {
+        var log = new FakeLogger();
+        await using var connection = new PipeConnection<EchoApplication>(default, logger: log);
+        await connection.SendAsync(WithLength("/throw-after/3", 10) + "abcd");
+        await connection.ExaminedAllSentAsync();
+        await connection.SendAsync("efghij" + Get("/next"));
+
+        RawResponse failed = (await connection.ReadAsync())!;
+        Assert.Equal(500, failed.Status);
+        Assert.Null(failed.Header("Connection"));
+        Assert.Equal("GET /next ", (await connection.ReadAsync())!.BodyText);
+
+        // The head was gone by the time the handler failed: the route is the copy taken when it was dispatched.
+        FakeLogRecord error = Assert.Single(log.Collector.GetSnapshot(), record => record.Level == LogLevel.Error);
+        Assert.Equal("Unhandled application error in POST /throw-after/3", error.Message);
+    }
+
+    [Fact]
+    public async Task ATransportFaultWhileAHandlerWaitsForItsBodyEndsTheConnectionWithoutAnAnswerOrAnError()
+    {
+        var log = new FakeLogger();
+        await using var connection = new PipeConnection<EchoApplication>(default, logger: log);
+        await connection.SendAsync(Get("/before") + WithLength("/throw-after/8", 10) + "abc");
+        Assert.Equal("GET /before ", (await connection.ReadAsync())!.BodyText);
+        await connection.WaitingForInputAsync();
+
+        await connection.FailInputAsync(new Microsoft.AspNetCore.Connections.ConnectionResetException("Reset by peer."));
+        Assert.Null(await connection.ReadAsync());
+        await connection.Completion.WaitAsync(TimeSpan.FromSeconds(10));
+        Assert.DoesNotContain(log.Collector.GetSnapshot(), record => record.Level >= LogLevel.Warning);
     }
 
     [Fact]
@@ -195,12 +311,12 @@ public class HttpConnectionBodyTests
     [Fact]
     public async Task AnUnreadBodyThatStopsArrivingAfterItsAnswerClosesTheConnectionWithoutASecondAnswer()
     {
-        var limits = new HttpLimits { RequestTimeout = TimeSpan.FromSeconds(30), LingerTimeout = TimeSpan.Zero };
+        var limits = new HttpLimits { MinRequestBodyDataRateGracePeriod = TimeSpan.FromSeconds(30), LingerTimeout = TimeSpan.Zero };
         await using var connection = new PipeConnection<EchoApplication>(default, limits);
         await connection.SendAsync(WithLength("/p", 10) + "abc");
         Assert.Equal("POST /p ", (await connection.ReadAsync())!.BodyText);
 
-        Assert.Equal(limits.RequestTimeout, await connection.AdvanceUntilTimerFiresAsync(TimeSpan.FromSeconds(10)));
+        Assert.Equal(limits.MinRequestBodyDataRateGracePeriod, await connection.AdvanceUntilTimerFiresAsync(TimeSpan.FromSeconds(10)));
         Assert.True(await connection.IsClosedAsync());
     }
 

@@ -41,6 +41,25 @@ public class HttpConnectionClosingTests
     }
 
     [Fact]
+    public async Task AHandlerWaitingForItsBodyWhenTheHostAsksToCloseGetsItsBodyAndItsAnswerThenTheConnectionCloses()
+    {
+        // The host's request cancels the read the handler waits on; the body reader reads again, and the input keeps
+        // the request to close for the connection loop: what that read holds is answered, then the connection closes.
+        using var closing = new CancellationTokenSource();
+        await using var connection = new PipeConnection<EchoApplication>(default, closeRequested: closing.Token);
+        await connection.SendAsync("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhe");
+        await connection.WaitingForInputAsync();
+
+        await closing.CancelAsync();
+        await connection.SendAsync("llo" + "GET /behind HTTP/1.1\r\nHost: t\r\n\r\n");
+
+        Assert.Equal("hello", (await connection.ReadAsync())!.BodyText);
+        Assert.Equal("GET /behind ", (await connection.ReadAsync())!.BodyText);
+        Assert.True(await connection.IsClosedAsync());
+        await connection.Completion.WaitAsync(TimeSpan.FromSeconds(10));
+    }
+
+    [Fact]
     public async Task OnAHalfClosingTransportARejectionEndsTheOutputBeforeLingeringOnTheInput()
     {
         // RFC 9112 §9.6: the client sees the 400 and the end of the stream while the server still reads what it sends.

@@ -1,4 +1,6 @@
 using System.Text;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Testing;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Tests.Support;
 
@@ -208,13 +210,52 @@ public class HttpConnectionTests
         Assert.True(await connection.IsClosedAsync());
     }
 
-    [Fact]
-    public async Task ApplicationFailureAnswers500AndKeepsEarlierResponses()
+    [Theory]
+    [InlineData("/throw")]
+    [InlineData("/throw/io")]
+    [InlineData("/throw/missing")]
+    [InlineData("/late-throw/io")]
+    [InlineData("/late-throw/missing")]
+    public async Task AnyExceptionFromAHandlerAnswers500AndTheConnectionGoesOn(string target)
     {
-        await using var connection = new PipeConnection<EchoApplication>(default);
-        await connection.SendAsync(Get("/one") + Get("/throw") + Get("/never"));
+        // An IOException or a FileNotFoundException from a handler is the application's failure, not the peer leaving:
+        // only a fault of the connection's own reads and writes means that.
+        var log = new FakeLogger();
+        await using var connection = new PipeConnection<EchoApplication>(default, logger: log);
+        await connection.SendAsync(Get("/one") + Get(target + "?secret=1") + Get("/after"));
 
         Assert.Equal("GET /one ", (await connection.ReadAsync())!.BodyText);
+        RawResponse failed = (await connection.ReadAsync())!;
+        Assert.Equal(500, failed.Status);
+        Assert.Equal("Internal server error.\n", failed.BodyText);
+        Assert.Null(failed.Header("Connection"));
+        Assert.Equal("GET /after ", (await connection.ReadAsync())!.BodyText);
+
+        FakeLogRecord error = Assert.Single(log.Collector.GetSnapshot(), record => record.Level == LogLevel.Error);
+        Assert.Equal($"Unhandled application error in GET {target}", error.Message);
+        Assert.NotNull(error.Exception);
+    }
+
+    [Fact]
+    public async Task LateApplicationFailureAnswers500InOrderAndTheConnectionGoesOn()
+    {
+        var gates = new Gates();
+        await using var connection = new PipeConnection<EchoApplication>(new EchoApplication(gates));
+        await connection.SendAsync(Get("/one") + Get("/gate/throw") + Get("/after"));
+        await gates.ReachedAsync("throw");
+        gates.Open("throw");
+
+        Assert.Equal("GET /one ", (await connection.ReadAsync())!.BodyText);
+        Assert.Equal(500, (await connection.ReadAsync())!.Status);
+        Assert.Equal("GET /after ", (await connection.ReadAsync())!.BodyText);
+    }
+
+    [Fact]
+    public async Task AFailingHandlerOnAConnectionCloseRequestStillClosesAfterIts500()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Get("/throw/io", "Connection: close\r\n"));
+
         RawResponse failed = (await connection.ReadAsync())!;
         Assert.Equal(500, failed.Status);
         Assert.Equal("close", failed.Header("Connection"));
@@ -222,17 +263,18 @@ public class HttpConnectionTests
     }
 
     [Fact]
-    public async Task LateApplicationFailureAnswers500InOrder()
+    public async Task TheRouteOfAFailureIsLoggedWithinItsBoundsWhateverTheTargetsLength()
     {
-        var gates = new Gates();
-        await using var connection = new PipeConnection<EchoApplication>(new EchoApplication(gates));
-        await connection.SendAsync(Get("/one") + Get("/gate/throw") + Get("/never"));
-        await gates.ReachedAsync("throw");
-        gates.Open("throw");
+        var log = new FakeLogger();
+        await using var connection = new PipeConnection<EchoApplication>(default, logger: log);
+        string longPath = "/late-throw/io" + new string('x', 1000);
+        await connection.SendAsync(Get(longPath) + Get("/after"));
 
-        Assert.Equal("GET /one ", (await connection.ReadAsync())!.BodyText);
         Assert.Equal(500, (await connection.ReadAsync())!.Status);
-        Assert.True(await connection.IsClosedAsync());
+        Assert.Equal("GET /after ", (await connection.ReadAsync())!.BodyText);
+        FakeLogRecord error = Assert.Single(log.Collector.GetSnapshot(), record => record.Level == LogLevel.Error);
+        Assert.StartsWith("Unhandled application error in GET /late-throw/ioxxx", error.Message, StringComparison.Ordinal);
+        Assert.True(error.Message.Length < 300, error.Message);
     }
 
     [Fact]
@@ -247,14 +289,58 @@ public class HttpConnectionTests
     [Fact]
     public async Task RequestThatStopsArrivingGets408()
     {
-        var limits = new HttpLimits { RequestTimeout = TimeSpan.FromSeconds(30), LingerTimeout = TimeSpan.Zero };
+        var limits = new HttpLimits { RequestHeadersTimeout = TimeSpan.FromSeconds(30), LingerTimeout = TimeSpan.Zero };
         await using var connection = new PipeConnection<EchoApplication>(default, limits);
         await connection.SendAsync(Get("/ok") + "GET /stuck HTTP/1.1\r\nHo");
 
         Assert.Equal("GET /ok ", (await connection.ReadAsync())!.BodyText);
-        Assert.Equal(limits.RequestTimeout, await connection.AdvanceUntilTimerFiresAsync(TimeSpan.FromSeconds(10)));
+        Assert.Equal(limits.RequestHeadersTimeout, await connection.AdvanceUntilTimerFiresAsync(TimeSpan.FromSeconds(10)));
         RawResponse timedOut = (await connection.ReadAsync())!;
         Assert.Equal(408, timedOut.Status);
+        Assert.True(await connection.IsClosedAsync());
+    }
+
+    [Fact]
+    public async Task EveryRequestOfAKeepAliveConnectionHasTheWholeHeadTimeout()
+    {
+        // Each read ends inside the next pipelined request, so the input never runs dry; the requests come every 2 s
+        // for much longer than the head timeout, and each head takes 2 s, well within it.
+        var limits = new HttpLimits { RequestHeadersTimeout = TimeSpan.FromSeconds(30), LingerTimeout = TimeSpan.Zero };
+        await using var connection = new PipeConnection<EchoApplication>(default, limits);
+        const int Count = 40;
+        string Request(int i) => Get($"/r{i}");
+        for (int i = 0; i < Count; i++)
+        {
+            string previousTail = i == 0 ? "" : Request(i - 1)[10..];
+            await connection.SendAsync(previousTail + Request(i)[..10]);
+            await connection.WaitingForInputAsync();
+            connection.Time.Advance(TimeSpan.FromSeconds(2));
+        }
+
+        await connection.SendAsync(Request(Count - 1)[10..]);
+        for (int i = 0; i < Count; i++)
+        {
+            RawResponse response = (await connection.ReadAsync())!;
+            Assert.Equal(200, response.Status);
+            Assert.Equal($"GET /r{i} ", response.BodyText);
+        }
+    }
+
+    [Fact]
+    public async Task AHeadTimeoutCountsFromTheHeadsFirstByte()
+    {
+        // The head that comes behind an answered request in the same read starts its time there, not at the
+        // connection's first partial read.
+        var limits = new HttpLimits { RequestHeadersTimeout = TimeSpan.FromSeconds(30), LingerTimeout = TimeSpan.Zero };
+        await using var connection = new PipeConnection<EchoApplication>(default, limits);
+        await connection.SendAsync("GET /a HT");
+        await connection.WaitingForInputAsync();
+        connection.Time.Advance(TimeSpan.FromSeconds(20));
+        await connection.SendAsync("TP/1.1\r\nHost: t\r\n\r\nGET /stuck HT");
+        Assert.Equal("GET /a ", (await connection.ReadAsync())!.BodyText);
+
+        Assert.Equal(limits.RequestHeadersTimeout, await connection.AdvanceUntilTimerFiresAsync(TimeSpan.FromSeconds(5)));
+        Assert.Equal(408, (await connection.ReadAsync())!.Status);
         Assert.True(await connection.IsClosedAsync());
     }
 
@@ -262,7 +348,7 @@ public class HttpConnectionTests
     public async Task IdleKeepAliveConnectionIsNotTimedOut()
     {
         // TFB forbids a maximum keep-alive time; only a request that started arriving is on the clock.
-        var limits = new HttpLimits { RequestTimeout = TimeSpan.FromSeconds(1) };
+        var limits = new HttpLimits { RequestHeadersTimeout = TimeSpan.FromSeconds(1) };
         await using var connection = new PipeConnection<EchoApplication>(default, limits);
         await connection.SendAsync(Get("/one"));
         Assert.Equal("GET /one ", (await connection.ReadAsync())!.BodyText);

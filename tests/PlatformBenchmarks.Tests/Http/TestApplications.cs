@@ -5,11 +5,14 @@ using PlatformBenchmarks.Http;
 namespace PlatformBenchmarks.Tests.Http;
 
 /// <summary>
-/// Applications that exercise the engine without any TFB route: "/throw" throws, "/silent" writes nothing, "/size/N"
+/// Applications that exercise the engine without any TFB route: "/throw" throws, "/throw/KIND" throws an exception of
+/// that kind ("io": IOException, "missing": FileNotFoundException), "/late-throw/KIND" throws it after its first await,
+/// "/throw-after/N" reads N bytes of its body and then throws an IOException, "/silent" writes nothing, "/size/N"
 /// answers N bytes, "/gate/NAME" answers once the test opens the gate NAME of its <see cref="Gates"/> (and then throws
 /// if NAME is "throw"), "/echo" answers with the request's body, read 7 bytes at a time, "/first/N" reads at most N
-/// bytes of it and answers with those, and anything else echoes method, path and query. A path under "/limit/N/" takes
-/// bodies of up to N bytes, whatever the configured limit.
+/// bytes of it and answers with those, "/count" reads the whole body through one 64 KiB buffer and answers how many
+/// bytes it had, "/count-after/NAME" does so once the test opens the gate NAME, and anything else echoes method, path and query. A path under "/limit/N/" takes bodies of up to N
+/// bytes, whatever the configured limit.
 /// </summary>
 internal readonly struct EchoApplication(Gates? gates) : IHttpApplication
 {
@@ -33,6 +36,33 @@ internal readonly struct EchoApplication(Gates? gates) : IHttpApplication
         if (path.SequenceEqual("/throw"u8))
         {
             throw new InvalidOperationException("Application failure.");
+        }
+
+        if (path.StartsWith("/throw/"u8))
+        {
+            throw Failure(path["/throw/"u8.Length..]);
+        }
+
+        if (path.StartsWith("/late-throw/"u8))
+        {
+            return ThrowLaterAsync(Failure(path["/late-throw/"u8.Length..]));
+        }
+
+        if (path.StartsWith("/throw-after/"u8))
+        {
+            int count = int.Parse(Encoding.ASCII.GetString(path["/throw-after/"u8.Length..]), System.Globalization.CultureInfo.InvariantCulture);
+            return ThrowAfterReadingAsync(request.Body, count);
+        }
+
+        if (path.SequenceEqual("/count"u8))
+        {
+            return CountBodyAsync(request.Body, response);
+        }
+
+        if (path.StartsWith("/count-after/"u8))
+        {
+            Gates gates = _gates ?? throw new InvalidOperationException("No gates to wait at.");
+            return CountBodyAfterAsync(request.Body, response, gates.PassAsync(Encoding.ASCII.GetString(path["/count-after/"u8.Length..])));
         }
 
         if (path.SequenceEqual("/silent"u8))
@@ -87,6 +117,50 @@ internal readonly struct EchoApplication(Gates? gates) : IHttpApplication
         }
 
         response.Write(HttpStatus.Ok, "application/octet-stream"u8, received.ToArray());
+    }
+
+    private static Exception Failure(ReadOnlySpan<byte> kind) =>
+        kind.SequenceEqual("io"u8) ? new IOException("Disk failure.")
+        : kind.SequenceEqual("missing"u8) ? new FileNotFoundException("No such file.", "missing.txt")
+        : new InvalidOperationException("Application failure.");
+
+    private static async ValueTask ThrowLaterAsync(Exception failure)
+    {
+        await Task.Yield();
+        throw failure;
+    }
+
+    private static async ValueTask ThrowAfterReadingAsync(RequestBody body, int count)
+    {
+        byte[] buffer = new byte[1];
+        for (int i = 0; i < count; i++)
+        {
+            if (await body.ReadAsync(buffer) == 0)
+            {
+                break;
+            }
+        }
+
+        throw new IOException("Failure after reading the body.");
+    }
+
+    private static async ValueTask CountBodyAfterAsync(RequestBody body, HttpResponse response, Task gate)
+    {
+        await gate;
+        await CountBodyAsync(body, response);
+    }
+
+    private static async ValueTask CountBodyAsync(RequestBody body, HttpResponse response)
+    {
+        byte[] buffer = new byte[64 * 1024];
+        long total = 0;
+        int read;
+        while ((read = await body.ReadAsync(buffer)) > 0)
+        {
+            total += read;
+        }
+
+        response.Write(HttpStatus.Ok, "text/plain"u8, Encoding.ASCII.GetBytes(total.ToString(System.Globalization.CultureInfo.InvariantCulture)));
     }
 
     private static void WriteSized(HttpResponse response, int size)

@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.IO.Pipelines;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Time.Testing;
 using PlatformBenchmarks.Http;
@@ -15,12 +16,12 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
     private readonly ExaminedCountingReader _input;
     private long _sent;
 
-    public PipeConnection(TApp app, HttpLimits? limits = null, bool transportHalfCloses = false, ConnectionLoop loop = default, CancellationToken closeRequested = default)
+    public PipeConnection(TApp app, HttpLimits? limits = null, bool transportHalfCloses = false, ILogger? logger = null, ConnectionLoop loop = default, CancellationToken closeRequested = default)
     {
         // Without limits of its own, a test gets no linger: after a rejection the engine closes once it has answered.
         // The lingering tests set their own, and drive the clock through Time.
         limits ??= new HttpLimits { LingerTimeout = TimeSpan.Zero };
-        var context = new HttpServerContext(limits, Time, new DateHeader(Time), NullLogger.Instance);
+        var context = new HttpServerContext(limits, Time, new DateHeader(Time), logger ?? NullLogger.Instance);
         _input = new ExaminedCountingReader(_requests.Reader);
         var connection = new HttpConnection<TApp>(app, new DuplexPipe(_input, _responses.Writer), context, transportHalfCloses, loop, closeRequested);
         Engine = connection;
@@ -36,7 +37,7 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
 
     /// <summary>
     /// Advances the clock by <paramref name="step"/> until it wakes the engine's next read that waits with a timer on
-    /// it (the request timeout, the linger), and returns how far the clock moved. Each step waits for that read to be
+    /// it (the head timeout, the body rate, the linger), and returns how far the clock moved. Each step waits for that read to be
     /// waiting first, so the timer is armed before the clock moves; the timer's callback runs inside the clock's
     /// advance, so no step waits for time to pass. <paramref name="beforeEachStep"/> runs before each step (a client
     /// that keeps sending).
@@ -95,6 +96,9 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
 
     /// <summary>The client half-closes its side.</summary>
     public Task CompleteInputAsync() => _requests.Writer.CompleteAsync().AsTask();
+
+    /// <summary>The transport fails: the engine's next read of the input throws <paramref name="fault"/>.</summary>
+    public Task FailInputAsync(Exception fault) => _requests.Writer.CompleteAsync(fault).AsTask();
 
     public Task<RawResponse?> ReadAsync(bool head = false) =>
         RawResponse.ReadAsync(Output, head, new CancellationTokenSource(TimeSpan.FromSeconds(10)).Token);

@@ -17,7 +17,7 @@ internal sealed class HttpArenaOptions
 
     /// <summary>
     /// 256 MiB: the venue's largest upload is 20 MiB. Only time is at stake, not memory (the body is streamed through
-    /// one buffer), and <c>Http:RequestTimeout</c> bounds that too.
+    /// one buffer), and a client sending at <c>Http:MinRequestBodyDataRate</c> or faster has all the time it needs.
     /// </summary>
     public const long DefaultMaxUploadSize = 256L * 1024 * 1024;
 
