@@ -52,7 +52,11 @@ internal abstract class TransportLoop : PipeScheduler
     // and it drains the queue before it waits again.
     private int _awake = 1;
     private volatile bool _stopping;
-    private volatile bool _exited;
+
+    // Set (under _wakeLock) once the loop runs no more work and is about to close its wake-up descriptor: from then on
+    // Wake is never called (the number may already belong to another descriptor) and queued work goes to the thread pool.
+    private volatile bool _ended;
+    private readonly Lock _wakeLock = new();
     private long _lastAcceptFailureLog = long.MinValue;
     private int _acceptFailures;
 
@@ -66,6 +70,7 @@ internal abstract class TransportLoop : PipeScheduler
         InputOptions = new PipeOptions(Pool, readerScheduler: this, writerScheduler: this, pauseWriterThreshold: maxRead, resumeWriterThreshold: maxRead / 2, minimumSegmentSize: PinnedBlockMemoryPool.BlockSize, useSynchronizationContext: false);
         OutputOptions = new PipeOptions(Pool, readerScheduler: this, writerScheduler: this, pauseWriterThreshold: maxWrite, resumeWriterThreshold: maxWrite / 2, minimumSegmentSize: PinnedBlockMemoryPool.BlockSize, useSynchronizationContext: false);
         Context = new LoopSynchronizationContext(this);
+        NextTurn = new NextTurnScheduler(this);
         _thread = new Thread(static s => ((TransportLoop)s!).ThreadMain())
         {
             IsBackground = true,
@@ -80,6 +85,12 @@ internal abstract class TransportLoop : PipeScheduler
 
     /// <summary>Posts work to this loop and runs it with itself as the current context (see <see cref="LoopSynchronizationContext"/>).</summary>
     internal LoopSynchronizationContext Context { get; }
+
+    /// <summary><see cref="Post"/> as a <see cref="PipeScheduler"/>: the connections' <see cref="ITransportLoopFeature.NextTurn"/>.</summary>
+    public PipeScheduler NextTurn { get; }
+
+    /// <summary>The loop thread's managed id: the connections' <see cref="ITransportLoopFeature.LoopThreadId"/>.</summary>
+    public int ThreadId => _thread.ManagedThreadId;
 
     public PinnedBlockMemoryPool Pool { get; }
 
@@ -103,16 +114,13 @@ internal abstract class TransportLoop : PipeScheduler
 
     internal LinuxConnectionListener Listener => _listener;
 
-    /// <summary>The loop thread's id, for the tests that check where continuations ran.</summary>
-    internal int ManagedThreadId => _thread.ManagedThreadId;
-
     public void Start() => _thread.Start(this);
 
     /// <summary>Aborts every connection, closes the listener and the loop's descriptors, and ends the thread.</summary>
     public Task StopAsync()
     {
         _stopping = true;
-        Wake();
+        WakeUnlessEnded();
         return _stopped.Task;
     }
 
@@ -130,17 +138,25 @@ internal abstract class TransportLoop : PipeScheduler
         }
     }
 
-    /// <summary>Queues work for the loop's next turn, waking it if it may be waiting. Once the loop has ended, runs it on the thread pool.</summary>
+    /// <summary>
+    /// Queues work for the loop's next turn, waking it if it may be waiting; never runs it inline (the contract is
+    /// <see cref="ITransportLoopFeature.NextTurn"/>'s). Once the loop has ended, runs it on the thread pool.
+    /// </summary>
     public void Post(Action<object?> action, object? state)
     {
         _queue.Enqueue(new Work(action, state));
-        if (_exited)
+        // The loop's own thread needs no wake-up: it runs the queue before it next waits (or, while it runs the queue,
+        // before it returns), and it must leave _awake alone, or the loop would wait with it set and miss wake-ups.
+        // Elsewhere the exchange is also the full fence between the enqueue and the read of _ended below; ThreadMain has
+        // its own between setting _ended and its last look at the queue, so one of the two sees the work.
+        if (t_current != this && Interlocked.CompareExchange(ref _awake, 1, 0) == 0)
+        {
+            WakeUnlessEnded();
+        }
+
+        if (_ended)
         {
             DrainToThreadPool();
-        }
-        else if (Interlocked.CompareExchange(ref _awake, 1, 0) == 0)
-        {
-            Wake();
         }
     }
 
@@ -248,6 +264,23 @@ internal abstract class TransportLoop : PipeScheduler
         }
     }
 
+    /// <summary>
+    /// <see cref="Wake"/>, unless the loop has ended and its descriptors are closed or about to be: a closed number may
+    /// be given to any descriptor opened since, which a wake-up would then write to. Under the lock, so the loop cannot
+    /// close them while a wake-up is being written.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void WakeUnlessEnded()
+    {
+        lock (_wakeLock)
+        {
+            if (!_ended)
+            {
+                Wake();
+            }
+        }
+    }
+
     /// <summary>Call when a wait returns: work queued from now on is run before the next wait, without a wake-up.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     protected void MarkAwake() => Volatile.Write(ref _awake, 1);
@@ -294,8 +327,16 @@ internal abstract class TransportLoop : PipeScheduler
                 connection?.Abort(new ConnectionAbortedException("The transport is shutting down."));
             }
 
-            _exited = true;
+            // What the aborts queued (the applications' pipe continuations) still runs here.
             RunQueued();
+            lock (_wakeLock)
+            {
+                _ended = true;
+            }
+
+            // Work queued since the last look goes to the pool, as Post sends what comes later.
+            Interlocked.MemoryBarrier();
+            DrainToThreadPool();
             ReleaseResources();
         }
         catch (Exception ex)
@@ -318,4 +359,13 @@ internal abstract class TransportLoop : PipeScheduler
     }
 
     private readonly record struct Work(Action<object?> Action, object? State);
+
+    private sealed class NextTurnScheduler(TransportLoop loop) : PipeScheduler
+    {
+        public override void Schedule(Action<object?> action, object? state)
+        {
+            ArgumentNullException.ThrowIfNull(action);
+            loop.Post(action, state);
+        }
+    }
 }
