@@ -102,12 +102,15 @@ internal abstract class TransportLoop : PipeScheduler
 
     public TimeProvider Time => _listener.Time;
 
-    /// <summary>Connections this loop owns now (the tests' view of what a close left behind).</summary>
+    /// <summary>Connections this loop owns now: <see cref="TransportMetrics"/> reports it.</summary>
     internal int ConnectionCount => Volatile.Read(ref _connectionCount);
 
     public Task Stopped => _stopped.Task;
 
-    /// <summary>Accepts that failed so far, logged or not (a loop that spun on a failing accept would run this up).</summary>
+    /// <summary>
+    /// Accepts that failed so far, logged or not (a loop that spun on a failing accept would run this up): the log line
+    /// and <see cref="TransportMetrics"/> report it.
+    /// </summary>
     internal int AcceptFailures => Volatile.Read(ref _acceptFailures);
 
     protected bool Stopping => _stopping;
@@ -222,11 +225,12 @@ internal abstract class TransportLoop : PipeScheduler
     /// </summary>
     protected bool AcceptFailed(int errno)
     {
+        // Counted after the log line is written (this thread is the only writer), so whoever sees the count sees the line.
         long now = Time.GetTimestamp();
         if (_lastAcceptFailureLog == long.MinValue || Time.GetElapsedTime(_lastAcceptFailureLog, now) >= TimeSpan.FromSeconds(1))
         {
             _lastAcceptFailureLog = now;
-            TransportLog.AcceptFailed(Logger, errno, Index);
+            TransportLog.AcceptFailed(Logger, errno, Index, _acceptFailures + 1);
         }
 
         Interlocked.Increment(ref _acceptFailures);
