@@ -23,7 +23,8 @@ namespace PlatformBenchmarks.Transport;
 /// <item><see cref="Run"/>: wait for events and dispatch them until <see cref="Stopping"/>, calling <see cref="RunQueued"/>
 /// before each wait and <see cref="MarkAwake"/> after it; accepted sockets go to <see cref="Accepted"/>, received
 /// bytes to <see cref="TransportConnection.OnReceived"/> (into <see cref="TransportConnection.GetReceiveMemory"/>).</item>
-/// <item><see cref="Wake"/>: make a blocked <see cref="Run"/> return (an eventfd write; a ring message for io_uring).</item>
+/// <item><see cref="Wake"/>: make a blocked <see cref="Run"/> return (both kinds write to an eventfd of the loop). Any
+/// thread calls it, but never at the same time as, or after, <see cref="ReleaseResources"/>.</item>
 /// <item><see cref="ReceiveChanged"/>: start or stop receiving on a connection, per <see cref="TransportConnection.WantsReceive"/>.</item>
 /// <item><see cref="SendAsync"/>: send a prefix of the bytes; the result is the count sent (0: nothing yet, call again)
 /// or a negative errno. <see cref="TransportConnection.WaitToSend"/> gives a reusable awaitable for a send that must wait.</item>
@@ -42,6 +43,7 @@ internal abstract class TransportLoop : PipeScheduler
     private static TransportLoop? t_current;
 
     private readonly ConcurrentQueue<Work> _queue = new();
+    private readonly Lock _wakeLock = new();
     private readonly TaskCompletionSource _stopped = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly LinuxConnectionListener _listener;
     private readonly Thread _thread;
@@ -56,7 +58,6 @@ internal abstract class TransportLoop : PipeScheduler
     // Set (under _wakeLock) once the loop runs no more work and is about to close its wake-up descriptor: from then on
     // Wake is never called (the number may already belong to another descriptor) and queued work goes to the thread pool.
     private volatile bool _ended;
-    private readonly Lock _wakeLock = new();
     private long _lastAcceptFailureLog = long.MinValue;
     private int _acceptFailures;
 
