@@ -21,6 +21,7 @@ internal sealed class LinuxConnectionListener : IConnectionListener
     });
 
     private TransportLoop[] _loops = [];
+    private TransportMetrics? _metrics;
     private Task? _unbound;
     private Task? _disposed;
 
@@ -41,6 +42,9 @@ internal sealed class LinuxConnectionListener : IConnectionListener
     public TimeProvider Time { get; }
 
     internal IReadOnlyList<TransportLoop> Loops => _loops;
+
+    /// <summary>The loops' diagnostics, from bind to dispose.</summary>
+    internal TransportMetrics? Metrics => _metrics;
 
     public static LinuxConnectionListener Bind(TransportKind kind, IPEndPoint endPoint, LinuxTransportOptions options, ILogger logger, TimeProvider time)
     {
@@ -77,6 +81,7 @@ internal sealed class LinuxConnectionListener : IConnectionListener
         }
 
         listener._loops = [.. loops];
+        listener._metrics = new TransportMetrics(listener._loops, bound.Port);
         foreach (TransportLoop loop in listener._loops)
         {
             loop.Start();
@@ -136,5 +141,6 @@ internal sealed class LinuxConnectionListener : IConnectionListener
     {
         await UnbindAsync();
         await Task.WhenAll(_loops.Select(loop => loop.StopAsync()));
+        _metrics?.Dispose();
     }
 }

@@ -19,6 +19,9 @@ internal sealed class PinnedBlockMemoryPool : MemoryPool<byte>
 
     private const int BlocksPerSlab = 32;
 
+    /// <summary>128 KiB: what the pool grows by.</summary>
+    public const int SlabSize = BlockSize * BlocksPerSlab;
+
     private readonly ConcurrentQueue<PinnedBlock> _free = new();
     private readonly List<byte[]> _slabs = [];
     private readonly Lock _growLock = new();
@@ -26,7 +29,7 @@ internal sealed class PinnedBlockMemoryPool : MemoryPool<byte>
 
     public override int MaxBufferSize => BlockSize;
 
-    /// <summary>Slabs allocated so far: the pool's whole footprint is this times 128 KiB (the back-pressure tests bound it).</summary>
+    /// <summary>Slabs allocated so far: the pool's whole footprint is this times <see cref="SlabSize"/> (reported by <see cref="TransportMetrics"/>).</summary>
     internal int SlabCount
     {
         get
@@ -51,7 +54,7 @@ internal sealed class PinnedBlockMemoryPool : MemoryPool<byte>
 
     /// <summary>
     /// Blocks given back while the kernel still held them for a send: each is kept off the free list until the send's
-    /// completion is reaped. Always 0 unless the transport breaks its rule; the tests hold it to that.
+    /// completion is reaped. Always 0 unless the transport breaks its rule: <see cref="TransportMetrics"/> reports it.
     /// </summary>
     internal int EarlyReturns => Volatile.Read(ref _earlyReturns);
 
@@ -69,7 +72,7 @@ internal sealed class PinnedBlockMemoryPool : MemoryPool<byte>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private unsafe PinnedBlock Grow()
     {
-        byte[] slab = GC.AllocateUninitializedArray<byte>(BlockSize * BlocksPerSlab, pinned: true);
+        byte[] slab = GC.AllocateUninitializedArray<byte>(SlabSize, pinned: true);
         byte* start = (byte*)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(slab));
         lock (_growLock)
         {

@@ -22,7 +22,7 @@ namespace PlatformBenchmarks.Transport;
 /// </summary>
 internal sealed partial class TransportConnection : ConnectionContext,
     IConnectionIdFeature, IConnectionTransportFeature, IConnectionItemsFeature, IConnectionLifetimeFeature,
-    IConnectionEndPointFeature
+    IConnectionEndPointFeature, ITransportLoopFeature
 {
     private static long s_lastId;
 
@@ -60,6 +60,7 @@ internal sealed partial class TransportConnection : ConnectionContext,
         _features.Set<IConnectionItemsFeature>(this);
         _features.Set<IConnectionLifetimeFeature>(this);
         _features.Set<IConnectionEndPointFeature>(this);
+        _features.Set<ITransportLoopFeature>(this);
     }
 
     /// <summary>The socket; -1 once closed. Loop thread only.</summary>
@@ -91,6 +92,12 @@ internal sealed partial class TransportConnection : ConnectionContext,
     }
 
     public override IDuplexPipe Transport { get; set; }
+
+    int ITransportLoopFeature.LoopIndex => _loop.Index;
+
+    int ITransportLoopFeature.LoopThreadId => _loop.ThreadId;
+
+    PipeScheduler ITransportLoopFeature.NextTurn => _loop.NextTurn;
 
     /// <summary>On the loop, once accepted: start receiving and start the send loop.</summary>
     internal void Start()

@@ -4,8 +4,8 @@ namespace PlatformBenchmarks.Transport;
 
 internal static partial class TransportLog
 {
-    [LoggerMessage(EventId = 100, Level = LogLevel.Error, Message = "accept failed with errno {Errno} on loop {Loop}; backing off (logged at most once a second)")]
-    public static partial void AcceptFailed(ILogger logger, int errno, int loop);
+    [LoggerMessage(EventId = 100, Level = LogLevel.Error, Message = "accept failed with errno {Errno} on loop {Loop} ({Failures} failed so far); backing off (logged at most once a second)")]
+    public static partial void AcceptFailed(ILogger logger, int errno, int loop, int failures);
 
     [LoggerMessage(EventId = 101, Level = LogLevel.Critical, Message = "Transport loop {Loop} failed")]
     public static partial void LoopFailed(ILogger logger, Exception exception, int loop);

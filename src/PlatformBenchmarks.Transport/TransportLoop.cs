@@ -23,7 +23,8 @@ namespace PlatformBenchmarks.Transport;
 /// <item><see cref="Run"/>: wait for events and dispatch them until <see cref="Stopping"/>, calling <see cref="RunQueued"/>
 /// before each wait and <see cref="MarkAwake"/> after it; accepted sockets go to <see cref="Accepted"/>, received
 /// bytes to <see cref="TransportConnection.OnReceived"/> (into <see cref="TransportConnection.GetReceiveMemory"/>).</item>
-/// <item><see cref="Wake"/>: make a blocked <see cref="Run"/> return (an eventfd write; a ring message for io_uring).</item>
+/// <item><see cref="Wake"/>: make a blocked <see cref="Run"/> return (both kinds write to an eventfd of the loop). Any
+/// thread calls it, but never at the same time as, or after, <see cref="ReleaseResources"/>.</item>
 /// <item><see cref="ReceiveChanged"/>: start or stop receiving on a connection, per <see cref="TransportConnection.WantsReceive"/>.</item>
 /// <item><see cref="SendAsync"/>: send a prefix of the bytes; the result is the count sent (0: nothing yet, call again)
 /// or a negative errno. <see cref="TransportConnection.WaitToSend"/> gives a reusable awaitable for a send that must wait.</item>
@@ -42,6 +43,7 @@ internal abstract class TransportLoop : PipeScheduler
     private static TransportLoop? t_current;
 
     private readonly ConcurrentQueue<Work> _queue = new();
+    private readonly Lock _wakeLock = new();
     private readonly TaskCompletionSource _stopped = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly LinuxConnectionListener _listener;
     private readonly Thread _thread;
@@ -52,7 +54,10 @@ internal abstract class TransportLoop : PipeScheduler
     // and it drains the queue before it waits again.
     private int _awake = 1;
     private volatile bool _stopping;
-    private volatile bool _exited;
+
+    // Set (under _wakeLock) once the loop runs no more work and is about to close its wake-up descriptor: from then on
+    // Wake is never called (the number may already belong to another descriptor) and queued work goes to the thread pool.
+    private volatile bool _ended;
     private long _lastAcceptFailureLog = long.MinValue;
     private int _acceptFailures;
 
@@ -66,6 +71,7 @@ internal abstract class TransportLoop : PipeScheduler
         InputOptions = new PipeOptions(Pool, readerScheduler: this, writerScheduler: this, pauseWriterThreshold: maxRead, resumeWriterThreshold: maxRead / 2, minimumSegmentSize: PinnedBlockMemoryPool.BlockSize, useSynchronizationContext: false);
         OutputOptions = new PipeOptions(Pool, readerScheduler: this, writerScheduler: this, pauseWriterThreshold: maxWrite, resumeWriterThreshold: maxWrite / 2, minimumSegmentSize: PinnedBlockMemoryPool.BlockSize, useSynchronizationContext: false);
         Context = new LoopSynchronizationContext(this);
+        NextTurn = new NextTurnScheduler(this);
         _thread = new Thread(static s => ((TransportLoop)s!).ThreadMain())
         {
             IsBackground = true,
@@ -81,6 +87,12 @@ internal abstract class TransportLoop : PipeScheduler
     /// <summary>Posts work to this loop and runs it with itself as the current context (see <see cref="LoopSynchronizationContext"/>).</summary>
     internal LoopSynchronizationContext Context { get; }
 
+    /// <summary><see cref="Post"/> as a <see cref="PipeScheduler"/>: the connections' <see cref="ITransportLoopFeature.NextTurn"/>.</summary>
+    public PipeScheduler NextTurn { get; }
+
+    /// <summary>The loop thread's managed id: the connections' <see cref="ITransportLoopFeature.LoopThreadId"/>.</summary>
+    public int ThreadId => _thread.ManagedThreadId;
+
     public PinnedBlockMemoryPool Pool { get; }
 
     public PipeOptions InputOptions { get; }
@@ -91,20 +103,20 @@ internal abstract class TransportLoop : PipeScheduler
 
     public TimeProvider Time => _listener.Time;
 
-    /// <summary>Connections this loop owns now (the tests' view of what a close left behind).</summary>
+    /// <summary>Connections this loop owns now: <see cref="TransportMetrics"/> reports it.</summary>
     internal int ConnectionCount => Volatile.Read(ref _connectionCount);
 
     public Task Stopped => _stopped.Task;
 
-    /// <summary>Accepts that failed so far, logged or not (a loop that spun on a failing accept would run this up).</summary>
+    /// <summary>
+    /// Accepts that failed so far, logged or not (a loop that spun on a failing accept would run this up): the log line
+    /// and <see cref="TransportMetrics"/> report it.
+    /// </summary>
     internal int AcceptFailures => Volatile.Read(ref _acceptFailures);
 
     protected bool Stopping => _stopping;
 
     internal LinuxConnectionListener Listener => _listener;
-
-    /// <summary>The loop thread's id, for the tests that check where continuations ran.</summary>
-    internal int ManagedThreadId => _thread.ManagedThreadId;
 
     public void Start() => _thread.Start(this);
 
@@ -112,7 +124,7 @@ internal abstract class TransportLoop : PipeScheduler
     public Task StopAsync()
     {
         _stopping = true;
-        Wake();
+        WakeUnlessEnded();
         return _stopped.Task;
     }
 
@@ -130,17 +142,25 @@ internal abstract class TransportLoop : PipeScheduler
         }
     }
 
-    /// <summary>Queues work for the loop's next turn, waking it if it may be waiting. Once the loop has ended, runs it on the thread pool.</summary>
+    /// <summary>
+    /// Queues work for the loop's next turn, waking it if it may be waiting; never runs it inline (the contract is
+    /// <see cref="ITransportLoopFeature.NextTurn"/>'s). Once the loop has ended, runs it on the thread pool.
+    /// </summary>
     public void Post(Action<object?> action, object? state)
     {
         _queue.Enqueue(new Work(action, state));
-        if (_exited)
+        // The loop's own thread needs no wake-up: it runs the queue before it next waits (or, while it runs the queue,
+        // before it returns), and it must leave _awake alone, or the loop would wait with it set and miss wake-ups.
+        // Elsewhere the exchange is also the full fence between the enqueue and the read of _ended below; ThreadMain has
+        // its own between setting _ended and its last look at the queue, so one of the two sees the work.
+        if (t_current != this && Interlocked.CompareExchange(ref _awake, 1, 0) == 0)
+        {
+            WakeUnlessEnded();
+        }
+
+        if (_ended)
         {
             DrainToThreadPool();
-        }
-        else if (Interlocked.CompareExchange(ref _awake, 1, 0) == 0)
-        {
-            Wake();
         }
     }
 
@@ -206,11 +226,12 @@ internal abstract class TransportLoop : PipeScheduler
     /// </summary>
     protected bool AcceptFailed(int errno)
     {
+        // Counted after the log line is written (this thread is the only writer), so whoever sees the count sees the line.
         long now = Time.GetTimestamp();
         if (_lastAcceptFailureLog == long.MinValue || Time.GetElapsedTime(_lastAcceptFailureLog, now) >= TimeSpan.FromSeconds(1))
         {
             _lastAcceptFailureLog = now;
-            TransportLog.AcceptFailed(Logger, errno, Index);
+            TransportLog.AcceptFailed(Logger, errno, Index, _acceptFailures + 1);
         }
 
         Interlocked.Increment(ref _acceptFailures);
@@ -244,6 +265,23 @@ internal abstract class TransportLoop : PipeScheduler
                 // Pipe continuations keep their exceptions in their tasks; anything else that throws must not end
                 // the loop and every connection on it.
                 TransportLog.WorkFailed(Logger, ex, Index);
+            }
+        }
+    }
+
+    /// <summary>
+    /// <see cref="Wake"/>, unless the loop has ended and its descriptors are closed or about to be: a closed number may
+    /// be given to any descriptor opened since, which a wake-up would then write to. Under the lock, so the loop cannot
+    /// close them while a wake-up is being written.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void WakeUnlessEnded()
+    {
+        lock (_wakeLock)
+        {
+            if (!_ended)
+            {
+                Wake();
             }
         }
     }
@@ -294,8 +332,16 @@ internal abstract class TransportLoop : PipeScheduler
                 connection?.Abort(new ConnectionAbortedException("The transport is shutting down."));
             }
 
-            _exited = true;
+            // What the aborts queued (the applications' pipe continuations) still runs here.
             RunQueued();
+            lock (_wakeLock)
+            {
+                _ended = true;
+            }
+
+            // Work queued since the last look goes to the pool, as Post sends what comes later.
+            Interlocked.MemoryBarrier();
+            DrainToThreadPool();
             ReleaseResources();
         }
         catch (Exception ex)
@@ -318,4 +364,13 @@ internal abstract class TransportLoop : PipeScheduler
     }
 
     private readonly record struct Work(Action<object?> Action, object? State);
+
+    private sealed class NextTurnScheduler(TransportLoop loop) : PipeScheduler
+    {
+        public override void Schedule(Action<object?> action, object? state)
+        {
+            ArgumentNullException.ThrowIfNull(action);
+            loop.Post(action, state);
+        }
+    }
 }

@@ -47,6 +47,7 @@ public abstract class FaultTests(TransportKind kind)
                 Assert.Equal(failures, loop.AcceptFailures);
                 Assert.Equal(1, log.Count(AcceptFailedEvent));
                 Assert.Contains($"errno {EMFILE}", log.Events.First(e => e.Id.Id == AcceptFailedEvent).Message, StringComparison.Ordinal);
+                Assert.Contains("(1 failed so far)", log.Events.First(e => e.Id.Id == AcceptFailedEvent).Message, StringComparison.Ordinal);
 
                 // Each back-off (100 ms) retries and fails again, but the log speaks once a second.
                 for (int step = 1; step <= 5; step++)
@@ -60,6 +61,8 @@ public abstract class FaultTests(TransportKind kind)
                 time.Advance(TimeSpan.FromSeconds(1));
                 await LoopState.WaitUntilAsync(() => loop.AcceptFailures > failures);
                 Assert.Equal(2, log.Count(AcceptFailedEvent));
+                // The second line tells how many failed in between, the retries of every back-off included.
+                Assert.Contains($"({failures + 1} failed so far)", log.Events.Last(e => e.Id.Id == AcceptFailedEvent).Message, StringComparison.Ordinal);
             }
 
             // Descriptors are back: the next retry accepts every connection that waited in the backlog.

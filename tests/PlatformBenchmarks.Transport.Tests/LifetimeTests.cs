@@ -109,6 +109,82 @@ public abstract class LifetimeTests(TransportKind kind)
         await Assert.ThrowsAsync<NotSupportedException>(async () => await factory.BindAsync(new UnixDomainSocketEndPoint("/tmp/x.sock")));
     }
 
+    [Fact]
+    public async Task OnceStoppedALoopNeverWritesItsFormerWakeUpDescriptorWhichAnotherDescriptorMayNowHave()
+    {
+        // The loop's eventfd is closed as it ends, and its number goes to the next descriptor the process opens (here,
+        // this test's own eventfd). A stop or a post that came late and wrote the wake-up there would corrupt that one.
+        HashSet<int> before = EventFds();
+        TestServer server = await TestServer.StartEchoAsync(kind, new LinuxTransportOptions { ThreadCount = 1 });
+        TransportLoop loop = server.Listener.Loops.Single();
+        int wakeFd = Assert.Single(EventFds().Except(before));
+        await server.DisposeAsync();
+
+        int reused = OpenEventFdNumbered(wakeFd);
+        try
+        {
+            await loop.StopAsync();
+            var ran = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
+            loop.NextTurn.Schedule(_ => ran.TrySetResult(Environment.CurrentManagedThreadId), null);
+
+            // The work still runs, on the thread pool now that the loop is gone, and nothing was written to the number.
+            Assert.NotEqual(loop.ThreadId, await ran.Task.WaitAsync(SocketExtensions.Patience));
+            Assert.Equal(0UL, ReadCounter(reused));
+        }
+        finally
+        {
+            _ = Interop.Libc.Close(reused);
+        }
+    }
+
+    private static HashSet<int> EventFds() =>
+        [.. new DirectoryInfo("/proc/self/fd").EnumerateFileSystemInfos()
+            .Where(link => link.LinkTarget == "anon_inode:[eventfd]")
+            .Select(link => int.Parse(link.Name, System.Globalization.CultureInfo.InvariantCulture))];
+
+    /// <summary>Opens eventfds until one is given <paramref name="number"/> (the lowest free number goes first), closing the others.</summary>
+    private static int OpenEventFdNumbered(int number)
+    {
+        var others = new List<int>();
+        try
+        {
+            for (int i = 0; i <= number; i++)
+            {
+                int fd = Interop.Libc.EventFd(0, Interop.Libc.EFD_CLOEXEC | Interop.Libc.EFD_NONBLOCK);
+                Assert.True(fd >= 0, $"eventfd: errno {-Interop.Libc.LastError}");
+                if (fd == number)
+                {
+                    return fd;
+                }
+
+                others.Add(fd);
+            }
+
+            throw new InvalidOperationException($"Descriptor {number} stayed taken.");
+        }
+        finally
+        {
+            foreach (int fd in others)
+            {
+                _ = Interop.Libc.Close(fd);
+            }
+        }
+    }
+
+    /// <summary>The eventfd's counter: 0 if nothing was written to it (the read finds it empty).</summary>
+    private static unsafe ulong ReadCounter(int fd)
+    {
+        ulong value;
+        nint read = Interop.Libc.Read(fd, &value, sizeof(ulong));
+        if (read < 0)
+        {
+            Assert.Equal(Interop.Libc.EAGAIN, -Interop.Libc.LastError);
+            return 0;
+        }
+
+        return value;
+    }
+
     private static int OpenDescriptors() => Directory.GetFiles("/proc/self/fd").Length;
 }
 

@@ -1,4 +1,6 @@
+using System.IO.Pipelines;
 using System.Net.Sockets;
+using Microsoft.AspNetCore.Connections;
 using PlatformBenchmarks.Transport.Tests.Support;
 
 namespace PlatformBenchmarks.Transport.Tests;
@@ -46,7 +48,7 @@ public abstract class SchedulingTests(TransportKind kind)
             await done.Task.WaitAsync(SocketExtensions.Patience);
         }
 
-        int loopThread = server.Listener.Loops[0].ManagedThreadId;
+        int loopThread = server.Listener.Loops[0].ThreadId;
         Assert.Equal(20, threads.Count);
         // Every read that had to wait continues on the loop, and so does the flush after it. A read whose bytes were
         // there already goes on on the thread it was called from: that can happen only before the application first
@@ -92,13 +94,130 @@ public abstract class SchedulingTests(TransportKind kind)
 
         (LoopSynchronizationContext? context, int thread, bool wasCurrent, int afterAwait) = await seen.Task.WaitAsync(SocketExtensions.Patience);
 
-        int loopThread = server.Listener.Loops[0].ManagedThreadId;
+        int loopThread = server.Listener.Loops[0].ThreadId;
         Assert.NotNull(context);
         Assert.Equal(loopThread, thread);
         Assert.True(wasCurrent);
         Assert.Equal(loopThread, afterAwait);
         Assert.Null(LoopSynchronizationContext.CurrentLoop);
         Assert.Throws<NotSupportedException>(() => context.Send(_ => { }, null));
+    }
+
+    [Fact]
+    public async Task NextTurnRunsWorkOnTheConnectionsLoopOnlyOnceTheWorkRunningNowIsDoneInTheOrderQueued()
+    {
+        // Queued from the loop thread in the middle of a continuation, then from another thread while that continuation
+        // still runs: neither may run inline, both run on the loop after it, in the order queued.
+        var seen = new TaskCompletionSource<(ITransportLoopFeature Loop, List<string> Order, int[] Threads)>(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using TestServer server = await TestServer.StartAsync(kind, connection => ServeOnTheLoopAsync(connection, loop =>
+        {
+            var order = new List<string>();
+            int[] threads = new int[2];
+            loop.NextTurn.Schedule(_ =>
+            {
+                threads[0] = Environment.CurrentManagedThreadId;
+                order.Add("from the loop");
+            }, null);
+            order.Add("after the schedule");
+            // The loop thread waits here until the other thread has queued its work.
+            var other = new Thread(() => loop.NextTurn.Schedule(_ =>
+            {
+                threads[1] = Environment.CurrentManagedThreadId;
+                order.Add("from another thread");
+                seen.TrySetResult((loop, order, threads));
+            }, null));
+            other.Start();
+            other.Join();
+            order.Add("end of the continuation");
+        }), new LinuxTransportOptions { ThreadCount = 2 });
+
+        using Socket client = await server.ConnectAsync();
+        await UntilReadOnTheLoopAsync(client);
+
+        (ITransportLoopFeature loop, List<string> order, int[] threads) = await seen.Task.WaitAsync(SocketExtensions.Patience);
+        Assert.Equal(["after the schedule", "end of the continuation", "from the loop", "from another thread"], order);
+        Assert.Equal([loop.LoopThreadId, loop.LoopThreadId], threads);
+        Assert.Equal(server.Listener.Loops[loop.LoopIndex].ThreadId, loop.LoopThreadId);
+
+        // Queued from this thread while the loop has nothing to do: it is woken for the work.
+        var woken = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
+        loop.NextTurn.Schedule(_ => woken.TrySetResult(Environment.CurrentManagedThreadId), null);
+        Assert.Equal(loop.LoopThreadId, await woken.Task.WaitAsync(SocketExtensions.Patience));
+    }
+
+    [Fact]
+    public async Task EachConnectionsLoopFeatureNamesTheLoopThatServesIt()
+    {
+        // Two loops; whichever accepted a connection runs its application's continuations, and the feature says which.
+        var found = new System.Collections.Concurrent.ConcurrentBag<(int Index, int ThreadId)>();
+        await using TestServer server = await TestServer.StartAsync(
+            kind,
+            connection => ServeOnTheLoopAsync(connection, loop => found.Add((loop.LoopIndex, loop.LoopThreadId))),
+            new LinuxTransportOptions { ThreadCount = 2 });
+
+        Socket[] clients = await Task.WhenAll(Enumerable.Range(0, 8).Select(_ => server.ConnectAsync()));
+        try
+        {
+            foreach (Socket client in clients)
+            {
+                await UntilReadOnTheLoopAsync(client);
+            }
+        }
+        finally
+        {
+            foreach (Socket client in clients)
+            {
+                client.Dispose();
+            }
+        }
+
+        Assert.Equal(8, found.Count);
+        int[] loopThreads = [.. server.Listener.Loops.Select(loop => loop.ThreadId)];
+        Assert.Equal(2, loopThreads.Distinct().Count());
+        Assert.All(found, f => Assert.Equal(loopThreads[f.Index], f.ThreadId));
+    }
+
+    /// <summary>
+    /// The application of the loop feature's tests: reads a byte at a time and answers 'n' until a read continues on the
+    /// thread the feature names (a read that waited does; one whose byte was there already may not), where it runs
+    /// <paramref name="onLoop"/> and answers 'y'. Until the input ends.
+    /// </summary>
+    private static async Task ServeOnTheLoopAsync(ConnectionContext connection, Action<ITransportLoopFeature> onLoop)
+    {
+        ITransportLoopFeature loop = connection.Features.Get<ITransportLoopFeature>()!;
+        PipeReader input = connection.Transport.Input;
+        while (true)
+        {
+            ReadResult read = await input.ReadAsync();
+            input.AdvanceTo(read.Buffer.End);
+            if (read.IsCompleted)
+            {
+                return;
+            }
+
+            bool onTheLoop = Environment.CurrentManagedThreadId == loop.LoopThreadId;
+            if (onTheLoop)
+            {
+                onLoop(loop);
+            }
+
+            await connection.Transport.Output.WriteAsync(onTheLoop ? "y"u8.ToArray() : "n"u8.ToArray());
+        }
+    }
+
+    /// <summary>Sends a byte at a time until the application answers that it read one on its loop thread ('y', not 'n').</summary>
+    private static async Task UntilReadOnTheLoopAsync(Socket client)
+    {
+        for (int attempt = 0; attempt < 100; attempt++)
+        {
+            await client.SendAllAsync(new byte[1]);
+            if ((await client.ReceiveExactlyAsync(1))[0] == (byte)'y')
+            {
+                return;
+            }
+        }
+
+        Assert.Fail("No read continued on the loop thread the connection's feature names.");
     }
 }
 
