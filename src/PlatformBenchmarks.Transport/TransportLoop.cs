@@ -70,7 +70,6 @@ internal abstract class TransportLoop : PipeScheduler
         long maxWrite = listener.Options.MaxWriteBufferSize;
         InputOptions = new PipeOptions(Pool, readerScheduler: this, writerScheduler: this, pauseWriterThreshold: maxRead, resumeWriterThreshold: maxRead / 2, minimumSegmentSize: PinnedBlockMemoryPool.BlockSize, useSynchronizationContext: false);
         OutputOptions = new PipeOptions(Pool, readerScheduler: this, writerScheduler: this, pauseWriterThreshold: maxWrite, resumeWriterThreshold: maxWrite / 2, minimumSegmentSize: PinnedBlockMemoryPool.BlockSize, useSynchronizationContext: false);
-        Context = new LoopSynchronizationContext(this);
         NextTurn = new NextTurnScheduler(this);
         _thread = new Thread(static s => ((TransportLoop)s!).ThreadMain())
         {
@@ -84,8 +83,6 @@ internal abstract class TransportLoop : PipeScheduler
     /// <summary>The loop thread's own loop, or null on any other thread.</summary>
     internal static TransportLoop? Current => t_current;
 
-    /// <summary>Posts work to this loop and runs it with itself as the current context (see <see cref="LoopSynchronizationContext"/>).</summary>
-    internal LoopSynchronizationContext Context { get; }
 
     /// <summary><see cref="Post"/> as a <see cref="PipeScheduler"/>: the connections' <see cref="ITransportLoopFeature.NextTurn"/>.</summary>
     public PipeScheduler NextTurn { get; }

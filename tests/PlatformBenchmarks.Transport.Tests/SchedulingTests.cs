@@ -59,51 +59,6 @@ public abstract class SchedulingTests(TransportKind kind)
     }
 
     [Fact]
-    public async Task WorkPostedToALoopsContextRunsOnItsThreadWithTheContextCurrent()
-    {
-        // What a client of the loop, such as the data layer's batches, relies on: it finds the context on the loop thread,
-        // and what it posts there, from any thread, comes back to that thread, where its awaits return too.
-        var seen = new TaskCompletionSource<(LoopSynchronizationContext? OnLoop, int Thread, bool Current, int AfterAwait)>(TaskCreationOptions.RunContinuationsAsynchronously);
-        await using TestServer server = await TestServer.StartAsync(kind, async connection =>
-        {
-            // A read that waits continues on the loop: read until one has (the first may find its byte already there).
-            LoopSynchronizationContext? onLoop = null;
-            while (onLoop is null)
-            {
-                System.IO.Pipelines.ReadResult read = await connection.Transport.Input.ReadAsync();
-                connection.Transport.Input.AdvanceTo(read.Buffer.End);
-                onLoop = LoopSynchronizationContext.CurrentLoop;
-            }
-
-            await Task.Run(() => onLoop!.Post(async _ =>
-            {
-                int thread = Environment.CurrentManagedThreadId;
-                bool current = SynchronizationContext.Current == onLoop;
-                await Task.Delay(1);
-                seen.TrySetResult((onLoop, thread, current, Environment.CurrentManagedThreadId));
-            }, null));
-            await connection.Transport.Input.ReadAsync();
-        }, new LinuxTransportOptions { ThreadCount = 1 });
-
-        using Socket client = await server.ConnectAsync();
-        while (!seen.Task.IsCompleted)
-        {
-            await client.SendAllAsync(new byte[1]);
-            await Task.WhenAny(seen.Task, Task.Delay(10));
-        }
-
-        (LoopSynchronizationContext? context, int thread, bool wasCurrent, int afterAwait) = await seen.Task.WaitAsync(SocketExtensions.Patience);
-
-        int loopThread = server.Listener.Loops[0].ThreadId;
-        Assert.NotNull(context);
-        Assert.Equal(loopThread, thread);
-        Assert.True(wasCurrent);
-        Assert.Equal(loopThread, afterAwait);
-        Assert.Null(LoopSynchronizationContext.CurrentLoop);
-        Assert.Throws<NotSupportedException>(() => context.Send(_ => { }, null));
-    }
-
-    [Fact]
     public async Task NextTurnRunsWorkOnTheConnectionsLoopOnlyOnceTheWorkRunningNowIsDoneInTheOrderQueued()
     {
         // Queued from the loop thread in the middle of a continuation, then from another thread while that continuation

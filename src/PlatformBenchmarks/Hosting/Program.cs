@@ -131,11 +131,18 @@ internal static class Program
             // both directions. The loops claim every IP endpoint, and 'urls' takes only IP addresses (and localhost),
             // so the kind chosen carries every connection.
             bool transportHalfCloses = services.GetRequiredService<TransportChoice>().Kind != TransportKind.Sockets;
-            options.ConfigureEndpointDefaults(listen => listen.UseHttpApplication(router, context, transportHalfCloses));
+            options.ConfigureEndpointDefaults(listen => listen.UseHttpApplication(router, context, transportHalfCloses, LoopOf));
         });
 
         return ServerSettings.BuildValidated(builder);
     }
+
+    /// <summary>
+    /// The loop a connection of this project's transport runs on, for its handlers (the data layer batches reads per
+    /// loop); Kestrel's sockets have none.
+    /// </summary>
+    private static ConnectionLoop LoopOf(ConnectionContext connection) =>
+        connection.Features.Get<ITransportLoopFeature>() is { } loop ? new ConnectionLoop(loop.NextTurn, loop.LoopIndex, loop.LoopThreadId) : default;
 
     /// <summary>
     /// The transport kind is chosen once, when the host starts, from <c>Transport:Kind</c> (<see cref="TransportChooser"/>):
