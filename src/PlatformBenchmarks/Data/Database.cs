@@ -64,7 +64,13 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
         if (options.LoopConnections > 0)
         {
             // The loops hold their connections for the life of the process: the pool only opens them, so its size is no limit.
-            var laneSettings = new NpgsqlConnectionStringBuilder(settings.ConnectionString) { Multiplexing = false, MaxPoolSize = 1024 };
+            // Named apart from the pool's in pg_stat_activity, so an operator sees which backends serve the loops.
+            var laneSettings = new NpgsqlConnectionStringBuilder(settings.ConnectionString)
+            {
+                Multiplexing = false,
+                MaxPoolSize = 1024,
+                ApplicationName = LaneApplicationName(settings.ApplicationName),
+            };
             _laneSource = new NpgsqlSlimDataSourceBuilder(laneSettings.ConnectionString).Build();
             _loopConnections = options.LoopConnections;
         }
@@ -76,6 +82,9 @@ internal sealed partial class Database : IAsyncDisposable, IDisposable
             + $"pool {settings.MaxPoolSize}, auto-prepare {settings.MaxAutoPrepare}, "
             + (_laneSource is null ? "reads through the pool" : $"reads batched per loop on {_loopConnections} connection(s) each");
     }
+
+    /// <summary>The application name of the loops' connections: the configured one (if any) followed by <c>loops</c>.</summary>
+    internal static string LaneApplicationName(string? configured) => string.IsNullOrEmpty(configured) ? "loops" : configured + " loops";
 
     /// <summary>A one-line, password-free summary of the effective settings, for the start-up banner.</summary>
     public string Settings { get; }

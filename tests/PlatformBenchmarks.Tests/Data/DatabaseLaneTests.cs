@@ -169,7 +169,7 @@ public sealed class DatabaseLaneTests : IDisposable
         await using Database database = Create(time);
         int[] table = await TestDatabase.ReadWorldTableAsync();
         World first = (await _loop.RunAsync(database.LoadSingleWorldAsync)).Value;
-        await TestDatabase.TerminateBackendsAsync("platformbenchmarks-lane-test");
+        await TestDatabase.TerminateBackendsAsync(Database.LaneApplicationName("platformbenchmarks-lane-test"));
 
         // The loop's connection is gone: its batch fails as unavailable and the breaker opens.
         Assert.Equal(DataOutcome.Unavailable, (await _loop.RunAsync(database.LoadSingleWorldAsync)).Outcome);
@@ -192,6 +192,7 @@ public sealed class DatabaseLaneTests : IDisposable
         Assert.Null((await _loop.RunAsync(database.LoadSingleWorldAsync)).Failure);
         Assert.Null((await database.LoadSingleWorldAsync()).Failure);
         await TestDatabase.TerminateBackendsAsync("platformbenchmarks-lane-test");
+        await TestDatabase.TerminateBackendsAsync(Database.LaneApplicationName("platformbenchmarks-lane-test"));
 
         // The pool's connection finds the server gone and trips the breaker; its probe then finds it back.
         Assert.Equal(DataOutcome.Unavailable, (await database.LoadSingleWorldAsync()).Outcome);
