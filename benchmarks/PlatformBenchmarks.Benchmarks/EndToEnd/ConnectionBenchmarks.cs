@@ -3,6 +3,7 @@ using System.IO.Pipelines;
 using BenchmarkDotNet.Attributes;
 using Microsoft.Extensions.Logging.Abstractions;
 using PlatformBenchmarks.Benchmarks.Fixtures;
+using PlatformBenchmarks.Endpoints.Tfb;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Routing;
@@ -62,7 +63,7 @@ public class ConnectionBenchmarks
         _plaintextResponseLength = responses.Length;
 
         responses = Exchange(_json);
-        Responses.CheckOk(responses, global::PlatformBenchmarks.Endpoints.Json.ContentType, Responses.JsonBody, "a json request");
+        Responses.CheckOk(responses, global::PlatformBenchmarks.Endpoints.MediaTypes.Json, Responses.JsonBody, "a json request");
         _jsonResponseLength = responses.Length;
     }
 

@@ -4,9 +4,10 @@ using System.Text.Encodings.Web;
 using System.Text.Unicode;
 using BenchmarkDotNet.Attributes;
 using PlatformBenchmarks.Benchmarks.Fixtures;
+using PlatformBenchmarks.Endpoints.Tfb;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Endpoints;
-using PlatformBenchmarks.Endpoints.Templates;
+using PlatformBenchmarks.Endpoints.Tfb.Templates;
 
 namespace PlatformBenchmarks.Benchmarks.Serialization;
 

@@ -2,6 +2,7 @@ using System.Buffers;
 using System.Text.Json;
 using BenchmarkDotNet.Attributes;
 using PlatformBenchmarks.Benchmarks.Fixtures;
+using PlatformBenchmarks.Endpoints.Tfb;
 using PlatformBenchmarks.Endpoints;
 
 namespace PlatformBenchmarks.Benchmarks.Serialization;

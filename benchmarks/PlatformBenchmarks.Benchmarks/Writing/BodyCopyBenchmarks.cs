@@ -66,7 +66,7 @@ public class BodyCopyBenchmarks
         _sink.Reset();
         _response.Reset(in _get);
         WorldJson.Write(_response.StartJson(), _worlds);
-        _response.WriteBuffered(HttpStatus.Ok, Json.ContentType);
+        _response.WriteBuffered(HttpStatus.Ok, MediaTypes.Json);
         return _sink.Written.Length;
     }
 
@@ -76,7 +76,7 @@ public class BodyCopyBenchmarks
     {
         _sink.Reset();
         _response.Reset(in _head);
-        _response.Write(HttpStatus.Ok, Json.ContentType, _lengthOnly);
+        _response.Write(HttpStatus.Ok, MediaTypes.Json, _lengthOnly);
         _direct.Reset(_sink);
         WorldJson.Write(_direct, _worlds);
         _direct.Flush();

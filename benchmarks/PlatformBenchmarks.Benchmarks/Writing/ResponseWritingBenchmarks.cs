@@ -3,6 +3,7 @@ using System.Buffers.Text;
 using System.IO.Pipelines;
 using BenchmarkDotNet.Attributes;
 using PlatformBenchmarks.Benchmarks.Fixtures;
+using PlatformBenchmarks.Endpoints.Tfb;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Http;
 
@@ -41,7 +42,7 @@ public class ResponseWritingBenchmarks : IDisposable
         PlaintextResponse();
         Responses.CheckOk(_sink.LastWritten, "text/plain"u8, Responses.PlaintextBody, "Plaintext.Write");
         JsonResponse();
-        Responses.CheckOk(_sink.LastWritten, Json.ContentType, Responses.JsonBody, "Json.Write");
+        Responses.CheckOk(_sink.LastWritten, MediaTypes.Json, Responses.JsonBody, "Json.Write");
 
         // Drain into a copy this once, to check the batch the measured runs throw away.
         for (int i = 0; i < Requests.PipelineDepth; i++)

@@ -7,6 +7,7 @@ using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Endpoints.Conformance;
 using PlatformBenchmarks.Endpoints.HttpArena;
+using PlatformBenchmarks.Endpoints.Tfb;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Transport;

@@ -1,4 +1,5 @@
 using System.Text;
+using PlatformBenchmarks.Endpoints.Tfb;
 using PlatformBenchmarks.Endpoints;
 
 namespace PlatformBenchmarks.Tests.Endpoints;

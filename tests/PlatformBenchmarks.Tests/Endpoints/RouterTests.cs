@@ -1,3 +1,4 @@
+using PlatformBenchmarks.Endpoints.Tfb;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Tests.Data;

@@ -1,3 +1,4 @@
+using PlatformBenchmarks.Endpoints.Tfb;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Endpoints;
 using PlatformBenchmarks.Endpoints.Conformance;

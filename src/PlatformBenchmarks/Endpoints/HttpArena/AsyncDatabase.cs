@@ -42,7 +42,7 @@ internal static class AsyncDatabase
         }
 
         Write(response.StartJson(), items);
-        response.WriteBuffered(HttpStatus.Ok, Json.ContentType);
+        response.WriteBuffered(HttpStatus.Ok, MediaTypes.Json);
     }
 
     /// <summary>The answer's JSON, in the venue's key order; count is the number of items written.</summary>

@@ -47,6 +47,6 @@ internal static class JsonItems
         ContentCoding coding = AcceptEncoding.Read(request).Choose(brotliAvailable: true, gzipAvailable: true, preferred: ContentCoding.Gzip);
         DatasetItem[] items = dataset.Items;
         ItemsJson.Write(response.StartJson(), items.AsSpan(0, (int)Math.Min(count, items.Length)), multiplier);
-        compression.Write(response, Json.ContentType, response.BufferedBody, coding);
+        compression.Write(response, MediaTypes.Json, response.BufferedBody, coding);
     }
 }

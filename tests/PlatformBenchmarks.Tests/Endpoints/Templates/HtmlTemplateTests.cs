@@ -1,6 +1,6 @@
 using System.Buffers;
 using System.Text;
-using PlatformBenchmarks.Endpoints.Templates;
+using PlatformBenchmarks.Endpoints.Tfb.Templates;
 
 namespace PlatformBenchmarks.Tests.Endpoints.Templates;
 

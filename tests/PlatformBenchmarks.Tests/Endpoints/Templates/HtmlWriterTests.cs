@@ -1,8 +1,9 @@
 using System.Buffers;
 using System.Text;
+using PlatformBenchmarks.Endpoints.Tfb;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Endpoints;
-using PlatformBenchmarks.Endpoints.Templates;
+using PlatformBenchmarks.Endpoints.Tfb.Templates;
 using PlatformBenchmarks.Tests.Support;
 
 namespace PlatformBenchmarks.Tests.Endpoints.Templates;

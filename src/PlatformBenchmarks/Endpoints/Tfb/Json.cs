@@ -2,18 +2,16 @@ using System.Text.Json;
 using System.Text.Json.Serialization;
 using PlatformBenchmarks.Http;
 
-namespace PlatformBenchmarks.Endpoints;
+namespace PlatformBenchmarks.Endpoints.Tfb;
 
 /// <summary>TFB json test: a new object serialised per request (TFB forbids caching the serialised bytes).</summary>
 internal static class Json
 {
-    public static ReadOnlySpan<byte> ContentType => "application/json"u8;
-
     public static void Write(HttpResponse response)
     {
         Utf8JsonWriter writer = response.StartJson();
         JsonSerializer.Serialize(writer, new JsonMessage("Hello, World!"), MessageJsonContext.Default.JsonMessage);
-        response.WriteBuffered(HttpStatus.Ok, ContentType);
+        response.WriteBuffered(HttpStatus.Ok, MediaTypes.Json);
     }
 }
 

@@ -3,7 +3,7 @@ using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Routing;
 
-namespace PlatformBenchmarks.Endpoints;
+namespace PlatformBenchmarks.Endpoints.Tfb;
 
 /// <summary>
 /// TechEmpower's seven tests, each a GET (and HEAD) route: plaintext, json, db, fortunes, queries, updates and cached
@@ -50,22 +50,22 @@ internal sealed class TfbRoutes : IRouteModule
         switch (match.Route.Id)
         {
             case Plaintext:
-                Endpoints.Plaintext.Write(response);
+                Tfb.Plaintext.Write(response);
                 return default;
             case Json:
-                Endpoints.Json.Write(response);
+                Tfb.Json.Write(response);
                 return default;
             case Db:
                 return SingleQuery.HandleAsync(response, _database, LoopOf(request));
             case Fortunes:
-                return Endpoints.Fortunes.HandleAsync(response, _database, LoopOf(request));
+                return Tfb.Fortunes.HandleAsync(response, _database, LoopOf(request));
             case Queries:
                 return MultipleQueries.HandleAsync(response, _database, Count(in match, request, "queries"u8));
             case Updates:
-                return Endpoints.Updates.HandleAsync(response, _database, Count(in match, request, "queries"u8));
+                return Tfb.Updates.HandleAsync(response, _database, Count(in match, request, "queries"u8));
             case CachedWorlds:
             case CachedQueries:
-                return Endpoints.CachedQueries.HandleAsync(response, _cache, Count(in match, request, "count"u8), LoopOf(request));
+                return Tfb.CachedQueries.HandleAsync(response, _cache, Count(in match, request, "count"u8), LoopOf(request));
             default:
                 throw new UnreachableException($"TFB has no route {match.Route.Id}.");
         }

@@ -1,7 +1,7 @@
 using System.Buffers;
 using System.Text;
 
-namespace PlatformBenchmarks.Endpoints.Templates;
+namespace PlatformBenchmarks.Endpoints.Tfb.Templates;
 
 /// <summary>Writes one field of a row; a struct, so the template's loop calls it directly.</summary>
 /// <typeparam name="TRow">The row type.</typeparam>

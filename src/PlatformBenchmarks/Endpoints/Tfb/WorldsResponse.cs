@@ -2,7 +2,7 @@ using System.Runtime.CompilerServices;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
 
-namespace PlatformBenchmarks.Endpoints;
+namespace PlatformBenchmarks.Endpoints.Tfb;
 
 /// <summary>The answer of the tests that return a JSON array of World rows: queries, updates and cached queries.</summary>
 internal static class WorldsResponse
@@ -32,6 +32,6 @@ internal static class WorldsResponse
         }
 
         WorldJson.Write(response.StartJson(), worlds);
-        response.WriteBuffered(HttpStatus.Ok, Json.ContentType);
+        response.WriteBuffered(HttpStatus.Ok, MediaTypes.Json);
     }
 }

@@ -1,10 +1,10 @@
 using System.Buffers;
 using System.Runtime.CompilerServices;
 using PlatformBenchmarks.Data;
-using PlatformBenchmarks.Endpoints.Templates;
+using PlatformBenchmarks.Endpoints.Tfb.Templates;
 using PlatformBenchmarks.Http;
 
-namespace PlatformBenchmarks.Endpoints;
+namespace PlatformBenchmarks.Endpoints.Tfb;
 
 /// <summary>
 /// TFB fortunes test: every row read, one added at request time, sorted by message (ordinal), and rendered through
@@ -40,7 +40,7 @@ internal static class Fortunes
 
     private static HtmlTemplate LoadTemplate()
     {
-        using Stream stream = typeof(Fortunes).Assembly.GetManifestResourceStream("PlatformBenchmarks.Endpoints.Templates.fortunes.html")
+        using Stream stream = typeof(Fortunes).Assembly.GetManifestResourceStream("PlatformBenchmarks.Endpoints.Tfb.Templates.fortunes.html")
             ?? throw new InvalidOperationException("The fortunes template is not embedded.");
         using var reader = new StreamReader(stream);
         return HtmlTemplate.Compile(reader.ReadToEnd(), "id", "message");

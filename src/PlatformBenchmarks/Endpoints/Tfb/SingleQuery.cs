@@ -2,7 +2,7 @@ using System.Runtime.CompilerServices;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
 
-namespace PlatformBenchmarks.Endpoints;
+namespace PlatformBenchmarks.Endpoints.Tfb;
 
 /// <summary>TFB db test: one random World row read from the database, as a JSON object.</summary>
 internal static class SingleQuery
@@ -18,6 +18,6 @@ internal static class SingleQuery
         }
 
         WorldJson.Write(response.StartJson(), world);
-        response.WriteBuffered(HttpStatus.Ok, Json.ContentType);
+        response.WriteBuffered(HttpStatus.Ok, MediaTypes.Json);
     }
 }

@@ -1,7 +1,7 @@
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
 
-namespace PlatformBenchmarks.Endpoints;
+namespace PlatformBenchmarks.Endpoints.Tfb;
 
 /// <summary>TFB queries test: N random World rows, each read by its own statement, as a JSON array (even of one).</summary>
 internal static class MultipleQueries

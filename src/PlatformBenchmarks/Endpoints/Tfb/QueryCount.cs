@@ -1,6 +1,6 @@
 using PlatformBenchmarks.Data;
 
-namespace PlatformBenchmarks.Endpoints;
+namespace PlatformBenchmarks.Endpoints.Tfb;
 
 /// <summary>
 /// The row count of the query, update and cached-query tests, sanitised the way TFB requires (docs/tfb-rules.md §5):

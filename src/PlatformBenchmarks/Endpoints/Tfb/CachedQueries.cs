@@ -1,7 +1,7 @@
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
 
-namespace PlatformBenchmarks.Endpoints;
+namespace PlatformBenchmarks.Endpoints.Tfb;
 
 /// <summary>
 /// TFB cached-queries test: N random World rows from the in-process cache (rows, never responses), as a JSON array.

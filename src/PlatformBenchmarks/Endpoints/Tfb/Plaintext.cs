@@ -1,6 +1,6 @@
 using PlatformBenchmarks.Http;
 
-namespace PlatformBenchmarks.Endpoints;
+namespace PlatformBenchmarks.Endpoints.Tfb;
 
 /// <summary>TFB plaintext test: <c>Hello, World!</c> as text/plain.</summary>
 internal static class Plaintext

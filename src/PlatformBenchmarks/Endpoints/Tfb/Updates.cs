@@ -1,7 +1,7 @@
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Http;
 
-namespace PlatformBenchmarks.Endpoints;
+namespace PlatformBenchmarks.Endpoints.Tfb;
 
 /// <summary>
 /// TFB updates test: N rows read one statement each, given new random numbers and persisted by one bulk UPDATE.

@@ -2,7 +2,7 @@ using System.Buffers;
 using System.Buffers.Text;
 using System.Text;
 
-namespace PlatformBenchmarks.Endpoints.Templates;
+namespace PlatformBenchmarks.Endpoints.Tfb.Templates;
 
 /// <summary>
 /// Writes template values as UTF-8 HTML text. Only <c>&amp; &lt; &gt; " '</c> are escaped: every other character,
