@@ -73,7 +73,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
         finally
         {
             _requestTimeout?.Dispose();
-            _parser.ReleaseScratch();
+            _parser.Reset();
             _response.ReleaseBodyBuffer();
             await _input.CompleteAsync();
             await _output.CompleteAsync();
