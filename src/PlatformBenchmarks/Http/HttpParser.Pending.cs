@@ -15,6 +15,9 @@ internal sealed partial class HttpParser
     // The minimum scratch buffer, one transport block: most heads that span segments fit in it.
     private const int MinScratchSize = 4096;
 
+    // How many bytes beyond those already parsed a head spanning segments gathers before it is parsed again.
+    private const int ParseStep = 512;
+
     // Holds a head that spans segments while it arrives, is parsed and answered. Rented from the shared pool only for
     // that long (see ReleaseScratch), and grown as the head does: a connection that once split a head must not keep
     // MaxHeadSize bytes for the rest of its life, nor one slow to send a small head pin that many.
@@ -155,8 +158,8 @@ internal sealed partial class HttpParser
 
     /// <summary>
     /// Copies the bytes of <paramref name="buffer"/> not yet in the scratch buffer into it, a segment at a time, up to
-    /// the head's limit, and parses on from where the parse stopped after each segment that ends a line, until the
-    /// head is decided or the bytes run out.
+    /// the head's limit, and parses on from where the parse stopped once a line has ended, until the head is decided
+    /// or the bytes run out.
     /// </summary>
     private ParseStatus CopyAndParse(scoped in ReadOnlySequence<byte> buffer, out RequestRejection rejection)
     {
@@ -164,6 +167,11 @@ internal sealed partial class HttpParser
         int limit = _limits.MaxHeadSize;
         ReadOnlySequence<byte> rest = _copied == 0 ? buffer : buffer.Slice(_copyEnd);
         SequencePosition next = rest.Start;
+
+        // A head not parsed at all yet is parsed whatever it holds: its first byte alone may be refused.
+        bool lineEnded = _examined == 0;
+        int parsed = _examined;
+        ParseStatus status;
         while (_copied < limit)
         {
             SequencePosition segment = next;
@@ -179,22 +187,39 @@ internal sealed partial class HttpParser
             span.CopyTo(ScratchFor(start + take).AsSpan(start));
             _copied = start + take;
             _copyEnd = rest.GetPosition(take, segment);
-
-            // Bytes copied again after an in-place parse of the first segment were examined already.
-            int unexamined = Math.Max(_examined - start, 0);
-            if (_copied > _examined && (_examined == 0 || span.Slice(unexamined).Contains((byte)'\n')))
+            if (!lineEnded)
             {
-                ParseStatus status = ParseLines(_scratch.AsSpan(0, _copied), ref _progress, ref _partialHead, out rejection);
+                // Bytes copied again after an in-place parse of the first segment were examined already.
+                lineEnded = span.Slice(Math.Clamp(_examined - start, 0, take)).Contains((byte)'\n');
+                if (!lineEnded)
+                {
+                    _examined = Math.Max(_examined, _copied);
+                    continue;
+                }
+            }
+
+            // Each parse has a cost of its own: after small segments, it waits for ParseStep bytes (or the last of them).
+            if (_copied - parsed >= ParseStep)
+            {
+                status = ParseLines(_scratch.AsSpan(0, _copied), ref _progress, ref _partialHead, out rejection);
                 if (status != ParseStatus.Incomplete)
                 {
                     return status;
                 }
-            }
 
-            _examined = Math.Max(_examined, _copied);
+                parsed = _examined = _copied;
+                lineEnded = false;
+            }
         }
 
-        return ParseStatus.Incomplete;
+        if (!lineEnded || _copied == parsed)
+        {
+            return ParseStatus.Incomplete;
+        }
+
+        status = ParseLines(_scratch.AsSpan(0, _copied), ref _progress, ref _partialHead, out rejection);
+        _examined = _copied;
+        return status;
     }
 
     /// <summary>The scratch buffer, at least <paramref name="length"/> bytes long, with the pending head's bytes in it.</summary>
