@@ -99,7 +99,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
         finally
         {
             _clock.Dispose();
-            _parser.ReleaseScratch();
+            _parser.Reset();
             _response.ReleaseBodyBuffer();
             await _input.Reader.CompleteAsync();
             await _output.CompleteAsync();

@@ -22,8 +22,9 @@ internal enum ParseStatus : byte
 /// field names, a value of visible ASCII) are accepted by cheaper checks inside that same pass; any line they do not
 /// accept is checked exactly, alone, and the pass goes on. So a head is parsed the same way whatever it holds, and the
 /// first problem in it, in byte order, decides the rejection. A head inside the first buffer segment is parsed in
-/// place; a head that goes on into later segments is copied into a per-parser buffer one segment at a time, and its
-/// parse resumes at the first line not yet finished. One parser serves one connection; it is not thread-safe.
+/// place; a head that goes on into later segments is copied into a per-parser buffer as it arrives. A head that is not
+/// all here yet is resumed by the next call where this one stopped (HttpParser.Pending.cs), so a head arriving in many
+/// pieces costs what it costs in one. One parser serves one connection; it is not thread-safe.
 /// </summary>
 internal sealed partial class HttpParser
 {
@@ -33,23 +34,9 @@ internal sealed partial class HttpParser
 
     private readonly HttpLimits _limits;
 
-    // Holds a head that spans segments while it is parsed and answered. Rented from the shared pool only for that long
-    // (see ReleaseScratch): a connection that once split a head must not keep MaxHeadSize bytes for the rest of its
-    // life, or many idle connections pin a scratch buffer each.
-    private byte[]? _scratch;
-
-    // How many bytes beyond those already parsed a head spanning segments gathers before it is parsed again.
-    private const int ParseStep = 512;
-
-    // Where the parse of the first segment stopped, when it did not reach the head's end (see ParseInFirstSegment).
-    private Stopped _stopped;
-
     public HttpParser(HttpLimits limits) => _limits = limits;
 
     public HttpLimits Limits => _limits;
-
-    /// <summary>Whether a scratch buffer is rented now (the connection tests check it is given back).</summary>
-    internal bool HoldsScratch => _scratch is not null;
 
     /// <summary>How far the parse of one head has got; offsets count from the head's first byte.</summary>
     private struct Progress
@@ -70,7 +57,10 @@ internal sealed partial class HttpParser
     /// <paramref name="headBytes"/> holds the head (request line, fields and the empty line) and
     /// <paramref name="consumed"/> is the number of buffer bytes it took, leading empty lines included. On
     /// <see cref="ParseStatus.Incomplete"/>, <paramref name="consumed"/> counts the leading empty lines, which may be
-    /// dropped.
+    /// dropped, and the parser keeps how far it got: the next call must pass the same bytes from
+    /// <paramref name="consumed"/> on, with any that have arrived since after them (as a pipe's next read does when the
+    /// reader has consumed <paramref name="consumed"/> bytes), and it parses only what is new. A complete or rejected
+    /// head, or <see cref="Reset"/>, ends that: the next call starts a new head.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public ParseStatus TryParseHead(
@@ -96,7 +86,7 @@ internal sealed partial class HttpParser
 
     /// <summary>
     /// Parses a head that starts at byte 0 of <paramref name="first"/> and returns its length when it ends there too.
-    /// Otherwise it returns 0 and leaves where the parse stopped (and why) in <see cref="_stopped"/>, for
+    /// Otherwise it returns 0, and when it did parse, leaves where it stopped (and why) in the pending head's state for
     /// <see cref="ParseAfterFirstSegment"/> to go on from.
     /// </summary>
     // Kept out of line, so what is inlined into each caller is small: inlined, the parse bloated every caller and its
@@ -107,10 +97,10 @@ internal sealed partial class HttpParser
     private int ParseInFirstSegment(ReadOnlySpan<byte> first, out RequestHead head)
     {
         head = default;
-        if (first.IsEmpty || first[0] == (byte)'\r')
+        if (_examined != 0 || first.IsEmpty || first[0] == (byte)'\r')
         {
-            // Empty lines first (or nothing yet): the slower path skips them.
-            _stopped = default;
+            // A head already part parsed goes on where it stopped, and empty lines first (or nothing yet) are skipped:
+            // both by the slower path. This is the only test of the pending state on the way of a whole head.
             return 0;
         }
 
@@ -123,19 +113,9 @@ internal sealed partial class HttpParser
             return progress.Position;
         }
 
-        Stop(progress.Position, progress.FieldsStart, progress.FieldCount, progress.Facts, status, rejection, first.Length);
+        Stop(progress.Position, progress.FieldsStart, progress.FieldCount, progress.Facts, in head, rejection, Math.Min(first.Length, _limits.MaxHeadSize));
         return 0;
     }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void Stop(int position, int fieldsStart, int fieldCount, FieldFacts facts, ParseStatus status, RequestRejection rejection, int parsed) =>
-        _stopped = new Stopped(new Progress { Position = position, FieldsStart = fieldsStart, FieldCount = fieldCount, Facts = facts }, status, rejection, parsed);
-
-    /// <summary>
-    /// Where a parse of the first segment stopped short of a whole head: how far it got, and whether it stopped
-    /// because the head goes on (Incomplete) or because it is invalid (Rejected). Parsed 0 means it did not start.
-    /// </summary>
-    private readonly record struct Stopped(Progress Progress, ParseStatus Status, RequestRejection Rejection, int Parsed);
 
     /// <summary>Whatever <see cref="ParseInFirstSegment"/> did not finish: a rejection, leading empty lines, or a head that goes on.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -146,29 +126,27 @@ internal sealed partial class HttpParser
         out int consumed,
         out RequestRejection rejection)
     {
-        Stopped stopped = _stopped;
-        Progress progress = stopped.Progress;
-        if (stopped.Parsed == 0)
-        {
-            return TryParseHeadAfterEmptyLines(buffer, ref progress, ref head, out headBytes, out consumed, out rejection);
-        }
-
-        if (stopped.Status == ParseStatus.Rejected)
+        if (_firstRejection != RequestRejection.None)
         {
             headBytes = default;
             consumed = 0;
-            rejection = stopped.Rejection;
+            rejection = _firstRejection;
+            ForgetPending();
             return ParseStatus.Rejected;
         }
 
-        return ParseRest(buffer, 0, stopped.Parsed, ref progress, ref head, out headBytes, out consumed, out rejection);
+        return _examined == 0
+            ? TryParseHeadAfterEmptyLines(buffer, ref head, out headBytes, out consumed, out rejection)
+            : ParsePending(buffer, 0, ref head, out headBytes, out consumed, out rejection);
     }
 
     /// <summary>
     /// Parses the lines of a head from <see cref="Progress.Position"/> to its end, each once. Returns
     /// <see cref="ParseStatus.Incomplete"/> when <paramref name="data"/> ends inside a line, with
-    /// <see cref="Progress.Position"/> at that line's start, so a longer copy of the same bytes resumes there; on
-    /// <see cref="ParseStatus.Complete"/>, <see cref="Progress.Position"/> is the head's length.
+    /// <see cref="Progress.Position"/> at that line's start (or <see cref="Progress.FieldsStart"/> 0 inside the request
+    /// line) and no LF in <paramref name="data"/> after it, so a longer copy of the same bytes resumes there and only
+    /// the bytes after <paramref name="data"/> can end that line; on <see cref="ParseStatus.Complete"/>,
+    /// <see cref="Progress.Position"/> is the head's length.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private ParseStatus ParseLines(ReadOnlySpan<byte> data, scoped ref Progress progress, scoped ref RequestHead head, out RequestRejection rejection)
@@ -287,121 +265,39 @@ internal sealed partial class HttpParser
     }
 
     /// <summary>
-    /// The part of a head beyond the first segment: the segments are copied into the scratch buffer one at a time, and
-    /// after each the parse resumes at the first unfinished line. <paramref name="parsed"/> bytes of
-    /// <paramref name="buffer"/> (from the head's start) have been parsed already.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private ParseStatus ParseRest(
-        scoped in ReadOnlySequence<byte> buffer,
-        int skipped,
-        int parsed,
-        scoped ref Progress progress,
-        scoped ref RequestHead head,
-        out ReadOnlySpan<byte> headBytes,
-        out int consumed,
-        out RequestRejection rejection)
-    {
-        headBytes = default;
-        consumed = skipped;
-        rejection = RequestRejection.None;
-        ParseStatus status = ParseStatus.Incomplete;
-        if (!buffer.IsSingleSegment && parsed < _limits.MaxHeadSize)
-        {
-            byte[] scratch = RentScratch();
-            int capacity = _limits.MaxHeadSize;
-            long available = Math.Min(buffer.Length, capacity);
-            int copied = 0;
-            foreach (ReadOnlyMemory<byte> memory in buffer)
-            {
-                ReadOnlySpan<byte> span = memory.Span;
-                int take = Math.Min(span.Length, capacity - copied);
-                span.Slice(0, take).CopyTo(scratch.AsSpan(copied));
-                copied += take;
-
-                // Each parse starts again at the unfinished line, so parsing after every small segment would scan that
-                // line once per segment: the parse waits for ParseStep more bytes, or for the last of them.
-                if (copied - parsed >= ParseStep || (copied == available && copied > parsed))
-                {
-                    status = ParseLines(scratch.AsSpan(0, copied), ref progress, ref head, out rejection);
-                    parsed = copied;
-                    if (status != ParseStatus.Incomplete || copied == capacity)
-                    {
-                        break;
-                    }
-                }
-            }
-
-            if (status == ParseStatus.Complete)
-            {
-                headBytes = scratch.AsSpan(0, progress.Position);
-                consumed = skipped + progress.Position;
-                return status;
-            }
-        }
-
-        if (status == ParseStatus.Incomplete)
-        {
-            rejection = CheckIncompleteLimits(in buffer, in progress);
-            status = rejection == RequestRejection.None ? ParseStatus.Incomplete : ParseStatus.Rejected;
-        }
-
-        return status;
-    }
-
-    /// <summary>
     /// A buffer that starts with CR (or with an empty segment): empty lines before the request line are skipped
     /// (RFC 9112 §2.2: a server SHOULD ignore them), then the head is parsed as usual.
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private ParseStatus TryParseHeadAfterEmptyLines(
         scoped in ReadOnlySequence<byte> buffer,
-        scoped ref Progress progress,
         scoped ref RequestHead head,
         out ReadOnlySpan<byte> headBytes,
         out int consumed,
         out RequestRejection rejection)
     {
-        headBytes = default;
-        rejection = RequestRejection.None;
         var reader = new SequenceReader<byte>(buffer);
         while (reader.IsNext("\r\n"u8, advancePast: true))
         {
         }
 
         int skipped = (int)Math.Min(reader.Consumed, int.MaxValue);
-        consumed = skipped;
         if (reader.End || (reader.Remaining == 1 && reader.IsNext((byte)'\r')))
         {
             // Nothing but empty lines so far: drop them and wait.
+            headBytes = default;
+            consumed = skipped;
+            rejection = RequestRejection.None;
             return ParseStatus.Incomplete;
         }
 
-        ReadOnlySequence<byte> rest = reader.UnreadSequence;
-        ReadOnlySpan<byte> first = rest.FirstSpan;
-        if (first.IsEmpty)
-        {
-            return ParseRest(rest, skipped, 0, ref progress, ref head, out headBytes, out consumed, out rejection);
-        }
-
-        ParseStatus status = ParseLines(first, ref progress, ref head, out rejection);
-        if (status == ParseStatus.Incomplete)
-        {
-            return ParseRest(rest, skipped, first.Length, ref progress, ref head, out headBytes, out consumed, out rejection);
-        }
-
-        if (status == ParseStatus.Complete)
-        {
-            headBytes = first.Slice(0, progress.Position);
-            consumed = skipped + progress.Position;
-        }
-
-        return status;
+        // The head starts after them: what is kept of its parse counts from there, as the next call's buffer will.
+        return ParsePending(reader.UnreadSequence, skipped, ref head, out headBytes, out consumed, out rejection);
     }
 
     /// <summary>
-    /// Refuses a head that is still arriving, <paramref name="available"/> bytes of it so far, but has already outgrown
-    /// a limit: its request line, or its field section (which may still end with the 2 bytes of the empty line).
+    /// Refuses a head that is still arriving, <paramref name="buffer"/> so far, but has already outgrown a limit: its
+    /// request line, or its field section (which may still end with the 2 bytes of the empty line).
     /// </summary>
     private RequestRejection CheckIncompleteLimits(scoped in ReadOnlySequence<byte> buffer, ref readonly Progress progress) =>
         progress.FieldsStart == 0
@@ -424,26 +320,4 @@ internal sealed partial class HttpParser
         line.Slice(0, Math.Min(line.Length, _limits.MaxRequestLineSize)).Contains((byte)' ')
             ? RequestRejection.RequestLineTooLong
             : RequestRejection.MethodTooLong;
-
-    /// <summary>
-    /// Gives the scratch buffer back, if one is held. Call when no head parsed from it is in use any more (every request
-    /// parsed so far is answered); an unfinished head is copied again by the next parse.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void ReleaseScratch()
-    {
-        if (_scratch is not null)
-        {
-            ReturnScratch();
-        }
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void ReturnScratch()
-    {
-        ArrayPool<byte>.Shared.Return(_scratch!);
-        _scratch = null;
-    }
-
-    private byte[] RentScratch() => _scratch ??= ArrayPool<byte>.Shared.Rent(_limits.MaxHeadSize);
 }

@@ -8,7 +8,8 @@ namespace PlatformBenchmarks.Tests.Http;
 /// <summary>
 /// The parser decides every buffer as <see cref="HeadModel"/> does: whole heads, every truncation of them, every
 /// two-way split and a sample of three-way splits, under the default limits and under small ones that every head here
-/// runs into, and on heads made at random from valid and invalid pieces.
+/// runs into, and on heads made at random from valid and invalid pieces; and fed a piece at a time to one parser, as a
+/// connection's reads feed it, at every step.
 /// </summary>
 public class HttpParserModelTests
 {
@@ -96,6 +97,24 @@ public class HttpParserModelTests
         }
     }
 
+    /// <summary>
+    /// One parser, fed the head as it arrives (every byte its own segment, all in one segment, and mixes of both), at
+    /// every byte decides as the model decides the bytes so far: resuming changes no outcome, however the head comes.
+    /// </summary>
+    [Theory]
+    [MemberData(nameof(Heads))]
+    public void AHeadFedAPieceAtATimeToOneParserIsDecidedAsTheModelDecidesEachPrefix(string text)
+    {
+        byte[] bytes = Requests.Bytes(text);
+        foreach (HttpLimits limits in new[] { new HttpLimits(), s_small })
+        {
+            foreach ((int segmentSize, int step) in new[] { (1, 1), (bytes.Length, 1), (5, 1), (7, 3), (16, 5) })
+            {
+                AssertTrickledAsTheModelDecides(bytes, limits, segmentSize, step);
+            }
+        }
+    }
+
     public static TheoryData<string> CommonFieldNames =>
         ["Host", "Accept", "Accept-Encoding", "Accept-Language", "Connection", "Content-Length", "Content-Type", "Cookie", "Referer", "User-Agent"];
 
@@ -168,6 +187,7 @@ public class HttpParserModelTests
             }
 
             Assert.Equal(HeadModel.Decide(bytes, chosen), Describe(Sequences.Split(bytes, 1 + random.Next(Math.Max(1, bytes.Length - 1))), chosen));
+            AssertTrickledAsTheModelDecides(bytes, chosen, 1 + random.Next(bytes.Length), 1 + random.Next(8));
         }
     }
 
@@ -185,10 +205,20 @@ public class HttpParserModelTests
         Assert.Equal("Rejected HeadersTooLarge", Describe(Sequences.Split(bytes, 100, limits.MaxHeadSize + 5), limits));
     }
 
-    private static string Describe(ReadOnlySequence<byte> buffer, HttpLimits limits)
+    /// <summary>
+    /// Feeds one parser the head <paramref name="step"/> bytes at a time, in segments of <paramref name="segmentSize"/>,
+    /// as a connection's reads would, and checks that each call decides as the model decides the bytes fed so far: a
+    /// parse resumed where the last one stopped must see what a parse of the whole prefix sees.
+    /// </summary>
+    private static void AssertTrickledAsTheModelDecides(byte[] bytes, HttpLimits limits, int segmentSize, int step)
     {
         var parser = new HttpParser(limits);
-        ParseStatus status = parser.TryParseHead(buffer, out RequestHead head, out ReadOnlySpan<byte> headBytes, out int consumed, out RequestRejection rejection);
-        return HeadModel.Describe(status, consumed, headBytes, in head, rejection);
+        List<(int Fed, string Outcome)> outcomes = ParserFeed.Trickle(parser, new GrowingSequence(segmentSize), bytes, step);
+        foreach ((int fed, string outcome) in outcomes)
+        {
+            Assert.Equal(HeadModel.Decide(bytes[..fed], limits), outcome);
+        }
     }
+
+    private static string Describe(ReadOnlySequence<byte> buffer, HttpLimits limits) => ParserFeed.OneShot(buffer, limits);
 }
