@@ -73,7 +73,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
         _app = app;
         _input = new HttpConnectionInput(transport.Input);
         _output = transport.Output;
-        _parser = new HttpParser(context.Limits);
+        _parser = new HttpParser(context.Limits, context.HeadBuffers);
         _response = new Http1Response(_output, context.Date);
         _clock = new HttpConnectionClock(context.Time, context.Limits);
         _requestBody = new RequestBody(_input, _response, this, context.Limits, _clock);
@@ -105,9 +105,6 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
             await _output.CompleteAsync();
         }
     }
-
-    /// <summary>Whether the parser holds a scratch buffer now (the tests check a connection gives it back).</summary>
-    internal bool HoldsHeadBuffer => _parser.HoldsScratch;
 
     private async Task ProcessRequestsAsync()
     {

@@ -40,9 +40,6 @@ internal sealed partial class HttpParser
     // A rejection ParseInFirstSegment found, for ParseAfterFirstSegment to return in the same call.
     private RequestRejection _firstRejection;
 
-    /// <summary>Whether a scratch buffer is rented now (the connection tests check it is given back).</summary>
-    internal bool HoldsScratch => _scratch is not null;
-
     /// <summary>
     /// Gives the scratch buffer back, if one is held and no head still arriving is in it. Call when no head parsed from
     /// it is in use any more (every request parsed so far is answered).
@@ -66,7 +63,7 @@ internal sealed partial class HttpParser
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void ReturnScratch()
     {
-        ArrayPool<byte>.Shared.Return(_scratch!);
+        _headBuffers.Return(_scratch!);
         _scratch = null;
     }
 
@@ -236,11 +233,11 @@ internal sealed partial class HttpParser
         // Doubling keeps the copies of a head that grows a little at a time linear in its size.
         byte[]? old = _scratch;
         int size = Math.Max(length, Math.Min(Math.Max(MinScratchSize, 2 * (old?.Length ?? 0)), _limits.MaxHeadSize));
-        byte[] scratch = ArrayPool<byte>.Shared.Rent(size);
+        byte[] scratch = _headBuffers.Rent(size);
         if (old is not null)
         {
             old.AsSpan(0, _copied).CopyTo(scratch);
-            ArrayPool<byte>.Shared.Return(old);
+            _headBuffers.Return(old);
         }
 
         _scratch = scratch;

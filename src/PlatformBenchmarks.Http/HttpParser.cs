@@ -33,8 +33,14 @@ internal sealed partial class HttpParser
         SearchValues.Create("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"u8);
 
     private readonly HttpLimits _limits;
+    private readonly ArrayPool<byte> _headBuffers;
 
-    public HttpParser(HttpLimits limits) => _limits = limits;
+    /// <param name="headBuffers">Where the copy of a head split across segments is kept; the shared array pool unless given.</param>
+    public HttpParser(HttpLimits limits, ArrayPool<byte>? headBuffers = null)
+    {
+        _limits = limits;
+        _headBuffers = headBuffers ?? ArrayPool<byte>.Shared;
+    }
 
     public HttpLimits Limits => _limits;
 

@@ -34,7 +34,7 @@ internal sealed class CircuitBreaker
         _log = new OutageLog(time, logger);
     }
 
-    /// <summary>Whether calls fail fast now: for the tests, which see the breaker only from outside.</summary>
+    /// <summary>Whether calls fail fast now: the loops' batches then leave reads to the pool, whose calls probe the database.</summary>
     internal bool IsOpen => Volatile.Read(ref _openUntil) != 0;
 
     /// <summary>What a call that found the breaker <see cref="BreakerAdmission.Open"/> hands back, with the last reason.</summary>

@@ -127,7 +127,8 @@ public class HttpConnectionTests
         await connection.SendAsync(Get("/long", $"X-Long: {new string('a', 6000)}\r\n"));
 
         Assert.Equal("GET /long ", (await connection.ReadAsync())!.BodyText);
-        Assert.False(connection.Engine.HoldsHeadBuffer);
+        Assert.True(connection.HeadBuffers.Rented > 0);
+        Assert.Equal(0, connection.HeadBuffers.Outstanding);
     }
 
     [Fact]
@@ -139,11 +140,12 @@ public class HttpConnectionTests
 
         Assert.Equal("POST /late ", (await connection.ReadAsync())!.BodyText);
         await connection.ExaminedAllSentAsync();
-        Assert.False(connection.Engine.HoldsHeadBuffer);
+        Assert.True(connection.HeadBuffers.Rented > 0);
+        Assert.Equal(0, connection.HeadBuffers.Outstanding);
 
         await connection.SendAsync("llo" + Get("/next"));
         Assert.Equal("GET /next ", (await connection.ReadAsync())!.BodyText);
-        Assert.False(connection.Engine.HoldsHeadBuffer);
+        Assert.Equal(0, connection.HeadBuffers.Outstanding);
     }
 
     [Fact]

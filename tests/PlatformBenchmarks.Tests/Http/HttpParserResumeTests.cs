@@ -120,32 +120,34 @@ public class HttpParserResumeTests
     {
         // The copy of what has come is what the next call goes on from; once the head is answered it is given back.
         byte[] bytes = Requests.Bytes(Requests.Json);
-        var parser = new HttpParser(new HttpLimits());
+        var pool = new CountingArrayPool();
+        var parser = new HttpParser(new HttpLimits(), pool);
         var buffer = new GrowingSequence(8);
         buffer.Append(bytes.AsSpan(0, 40));
 
         Assert.Equal(ParseStatus.Incomplete, parser.TryParseHead(buffer.Sequence, out _, out _, out _, out _));
         parser.ReleaseScratch();
-        Assert.True(parser.HoldsScratch);
+        Assert.Equal(1, pool.Outstanding);
 
         buffer.Append(bytes.AsSpan(40));
         Assert.Equal(ParseStatus.Complete, parser.TryParseHead(buffer.Sequence, out _, out _, out _, out _));
         parser.ReleaseScratch();
-        Assert.False(parser.HoldsScratch);
+        Assert.Equal(0, pool.Outstanding);
     }
 
     [Fact]
     public void ResetGivesBackTheCopyOfAHeadStillArrivingAndForgetsIt()
     {
         var limits = new HttpLimits();
-        var parser = new HttpParser(limits);
+        var pool = new CountingArrayPool();
+        var parser = new HttpParser(limits, pool);
         var buffer = new GrowingSequence(8);
         buffer.Append(Requests.Bytes("POST /first HTTP/1.1\r\nHost: a\r\nContent-Len"));
         Assert.Equal(ParseStatus.Incomplete, parser.TryParseHead(buffer.Sequence, out _, out _, out _, out _));
 
         parser.Reset();
 
-        Assert.False(parser.HoldsScratch);
+        Assert.Equal(0, pool.Outstanding);
         byte[] other = Requests.Bytes("GET /other HTTP/1.1\r\nHost: b\r\n\r\n");
         Assert.Equal(ParserFeed.OneShot(new ReadOnlySequence<byte>(other), limits), ParserFeed.Trickle(parser, new GrowingSequence(8), other, other.Length)[^1].Outcome);
     }

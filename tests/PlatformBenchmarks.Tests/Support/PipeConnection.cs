@@ -21,16 +21,15 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
         // Without limits of its own, a test gets no linger: after a rejection the engine closes once it has answered.
         // The lingering tests set their own, and drive the clock through Time.
         limits ??= new HttpLimits { LingerTimeout = TimeSpan.Zero };
-        var context = new HttpServerContext(limits, Time, new DateHeader(Time), logger ?? NullLogger.Instance);
+        var context = new HttpServerContext(limits, Time, new DateHeader(Time), logger ?? NullLogger.Instance, HeadBuffers);
         _input = new ExaminedCountingReader(_requests.Reader);
         var connection = new HttpConnection<TApp>(app, new DuplexPipe(_input, _responses.Writer), context, transportHalfCloses, loop, closeRequested);
-        Engine = connection;
         Completion = Task.Run(connection.ExecuteAsync, CancellationToken.None);
         Output = _responses.Reader.AsStream();
     }
 
-    /// <summary>The engine's connection, for the tests that look at what it holds between requests.</summary>
-    public HttpConnection<TApp> Engine { get; }
+    /// <summary>The pool the connection's parser gathers split heads in: what it holds shows in <see cref="CountingArrayPool.Outstanding"/>.</summary>
+    public CountingArrayPool HeadBuffers { get; } = new();
 
     /// <summary>The connection's clock: it stands still until a test advances it.</summary>
     public FakeTimeProvider Time { get; } = new(new DateTimeOffset(2026, 1, 2, 3, 4, 5, TimeSpan.Zero));
