@@ -15,7 +15,7 @@ namespace PlatformBenchmarks.Data;
 /// <item><c>Database:LoopConnections</c> (default 2): connections each transport loop owns for its per-turn batches of
 /// reads (<see cref="DatabaseLane"/>); 0 sends every read through the shared pool.</item>
 /// <item><c>Database:FailFastMilliseconds</c> (default 1000): how long calls fail immediately after the database proved unreachable.</item>
-/// <item><c>DATABASE_URL</c>: the database as a URL (<see cref="DatabaseUrl"/>), HttpArena's form; instead of <c>ConnectionString</c>, never beside it.</item>
+/// <item><c>DATABASE_URL</c>: the database as a URL (<see cref="HttpArenaDatabaseUrl"/>), HttpArena's form; instead of <c>ConnectionString</c>, never beside it.</item>
 /// <item><c>DATABASE_MAX_CONN</c>: the most connections the database accepts (HttpArena sets it): the pool's size when
 /// neither <c>Database:MaxPoolSize</c> nor the connection string sets one.</item>
 /// </list>
@@ -82,7 +82,7 @@ internal sealed class DatabaseOptions
             return new NpgsqlConnectionStringBuilder(ConnectionString);
         }
 
-        return DatabaseUrl.TryParse(Url, out NpgsqlConnectionStringBuilder? settings, out string? error)
+        return HttpArenaDatabaseUrl.TryParse(Url, out NpgsqlConnectionStringBuilder? settings, out string? error)
             ? settings
             : throw new InvalidOperationException($"DATABASE_URL is not a PostgreSQL URL: {error}.");
     }
@@ -191,7 +191,7 @@ internal sealed class DatabaseOptionsValidator : IValidateOptions<DatabaseOption
             failures.Add($"Configuration 'Database:FailFastMilliseconds' must be an integer in 0..60000, not {options.FailFastMilliseconds}.");
         }
 
-        if (options.Url is not null && !DatabaseUrl.TryParse(options.Url, out _, out string? error))
+        if (options.Url is not null && !HttpArenaDatabaseUrl.TryParse(options.Url, out _, out string? error))
         {
             failures.Add($"Configuration 'DATABASE_URL' is not a PostgreSQL URL (postgres://user:password@host:port/database): {error}.");
         }

@@ -35,7 +35,7 @@ internal static class AsyncDatabase
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     private static async ValueTask HandleAsync(HttpResponse response, Database database, AsyncDatabaseQuery query)
     {
-        if (!(await database.LoadItemsByPriceAsync(query.Min, query.Max, query.Limit)).TryGetValue(out List<Item>? items, out DataFailure? failure))
+        if (!(await database.LoadHttpArenaItemsAsync(query.Min, query.Max, query.Limit)).TryGetValue(out List<HttpArenaItem>? items, out DataFailure? failure))
         {
             DatabaseErrors.Write(response, failure);
             return;
@@ -46,11 +46,11 @@ internal static class AsyncDatabase
     }
 
     /// <summary>The answer's JSON, in the venue's key order; count is the number of items written.</summary>
-    internal static void Write(Utf8JsonWriter writer, List<Item> items)
+    internal static void Write(Utf8JsonWriter writer, List<HttpArenaItem> items)
     {
         writer.WriteStartObject();
         writer.WriteStartArray("items"u8);
-        foreach (Item item in items)
+        foreach (HttpArenaItem item in items)
         {
             writer.WriteStartObject();
             writer.WriteNumber("id"u8, item.Id);

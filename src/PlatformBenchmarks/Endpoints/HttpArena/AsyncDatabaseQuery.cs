@@ -35,7 +35,7 @@ internal readonly record struct AsyncDatabaseQuery(int Min, int Max, int Limit)
         }
 
         error = null;
-        parsed = new AsyncDatabaseQuery(min, max, Math.Clamp(limit, 1, Data.Item.MaxPerRequest));
+        parsed = new AsyncDatabaseQuery(min, max, Math.Clamp(limit, 1, Data.HttpArenaItem.MaxPerRequest));
         return true;
     }
 

@@ -5,7 +5,7 @@ using PlatformBenchmarks.Hosting;
 namespace PlatformBenchmarks.Tests.Data;
 
 /// <summary>DATABASE_URL, HttpArena's form of the database's address, and DATABASE_MAX_CONN, its pool size.</summary>
-public class DatabaseUrlTests
+public class HttpArenaDatabaseUrlTests
 {
     [Theory]
     [InlineData("postgres://bench:bench@localhost:5432/benchmark", "localhost", 5432, "benchmark", "bench", "bench")]
@@ -16,7 +16,7 @@ public class DatabaseUrlTests
     [InlineData("postgres://db/benchmark", "db", 5432, "benchmark", null, null)]
     public void AUrlGivesHostPortDatabaseAndCredentials(string url, string host, int port, string database, string? user, string? password)
     {
-        Assert.True(DatabaseUrl.TryParse(url, out NpgsqlConnectionStringBuilder? settings, out string? error), error);
+        Assert.True(HttpArenaDatabaseUrl.TryParse(url, out NpgsqlConnectionStringBuilder? settings, out string? error), error);
 
         Assert.Equal(host, settings.Host);
         Assert.Equal(port, settings.Port);
@@ -28,7 +28,7 @@ public class DatabaseUrlTests
     [Fact]
     public void TheKnownQueryParametersAreRead()
     {
-        Assert.True(DatabaseUrl.TryParse("postgres://u:p@h/d?sslmode=verify-full&connect_timeout=7&application_name=pb%20arena", out NpgsqlConnectionStringBuilder? settings, out string? error), error);
+        Assert.True(HttpArenaDatabaseUrl.TryParse("postgres://u:p@h/d?sslmode=verify-full&connect_timeout=7&application_name=pb%20arena", out NpgsqlConnectionStringBuilder? settings, out string? error), error);
 
         Assert.Equal(SslMode.VerifyFull, settings.SslMode);
         Assert.Equal(7, settings.Timeout);
@@ -54,7 +54,7 @@ public class DatabaseUrlTests
     [InlineData("postgres://u:p@h/d?pool_max=5", "pool_max")]
     public void ABadUrlIsRefusedWithItsReason(string url, string reason)
     {
-        Assert.False(DatabaseUrl.TryParse(url, out NpgsqlConnectionStringBuilder? settings, out string? error));
+        Assert.False(HttpArenaDatabaseUrl.TryParse(url, out NpgsqlConnectionStringBuilder? settings, out string? error));
 
         Assert.Null(settings);
         Assert.Contains(reason, error, StringComparison.Ordinal);

@@ -9,28 +9,28 @@ internal sealed partial class Database
         "SELECT id, name, category, price, quantity, active, tags, rating_score, rating_count FROM items WHERE price BETWEEN $1 AND $2 LIMIT $3";
 
     /// <summary>
-    /// Up to <paramref name="limit"/> (1..<see cref="Item.MaxPerRequest"/>) items whose price lies between
+    /// Up to <paramref name="limit"/> (1..<see cref="HttpArenaItem.MaxPerRequest"/>) items whose price lies between
     /// <paramref name="minPrice"/> and <paramref name="maxPrice"/> inclusive, in the order PostgreSQL returns them; one statement.
     /// </summary>
-    public ValueTask<DataResult<List<Item>>> LoadItemsByPriceAsync(int minPrice, int maxPrice, int limit)
+    public ValueTask<DataResult<List<HttpArenaItem>>> LoadHttpArenaItemsAsync(int minPrice, int maxPrice, int limit)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
-        ArgumentOutOfRangeException.ThrowIfGreaterThan(limit, Item.MaxPerRequest);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(limit, HttpArenaItem.MaxPerRequest);
         return CallAsync((minPrice, maxPrice, limit), static (database, query) => database.ReadItemsAsync(query.minPrice, query.maxPrice, query.limit));
     }
 
-    private async ValueTask<DataResult<List<Item>>> ReadItemsAsync(int minPrice, int maxPrice, int limit)
+    private async ValueTask<DataResult<List<HttpArenaItem>>> ReadItemsAsync(int minPrice, int maxPrice, int limit)
     {
         NpgsqlCommand command = _itemCommands.Rent();
         SetInt(command.Parameters, 0, minPrice);
         SetInt(command.Parameters, 1, maxPrice);
         SetInt(command.Parameters, 2, limit);
-        var items = new List<Item>(limit);
+        var items = new List<HttpArenaItem>(limit);
         await using (NpgsqlDataReader reader = await command.ExecuteReaderAsync())
         {
             while (await reader.ReadAsync())
             {
-                items.Add(new Item(
+                items.Add(new HttpArenaItem(
                     reader.GetInt32(0),
                     reader.GetString(1),
                     reader.GetString(2),

@@ -7,7 +7,7 @@ namespace PlatformBenchmarks.Tests.Data;
 /// <summary>HttpArena's async-database read against the items table scripts/db.sh generates.</summary>
 [Collection(WorldTableTests.Name)]
 [Trait(TestCategory.Name, TestCategory.System)]
-public class DatabaseItemTests
+public class HttpArenaItemTests
 {
     [Theory]
     [InlineData(Mode.Multiplexing, 5, 80, 7)]
@@ -17,7 +17,7 @@ public class DatabaseItemTests
     [InlineData(Mode.Pooled, 1, 500, 1)]
     public async Task TheReadReturnsUpToLimitItemsInThePriceRange(Mode mode, int min, int max, int limit)
     {
-        List<Item> items = (await TestDatabase.Shared(mode).LoadItemsByPriceAsync(min, max, limit)).Value;
+        List<HttpArenaItem> items = (await TestDatabase.Shared(mode).LoadHttpArenaItemsAsync(min, max, limit)).Value;
 
         Assert.Equal(limit, items.Count);
         Assert.All(items, item =>
@@ -37,22 +37,22 @@ public class DatabaseItemTests
     [InlineData(50, 10)]
     public async Task ARangeWithoutItemsReturnsNone(int min, int max)
     {
-        Assert.Empty((await TestDatabase.Shared(Mode.Multiplexing).LoadItemsByPriceAsync(min, max, 50)).Value);
+        Assert.Empty((await TestDatabase.Shared(Mode.Multiplexing).LoadHttpArenaItemsAsync(min, max, 50)).Value);
     }
 
     [Fact]
     public async Task TheRowsAreTheTablesRowsAsStored()
     {
-        List<Item> items = (await TestDatabase.Shared(Mode.Multiplexing).LoadItemsByPriceAsync(1, 500, 10)).Value;
+        List<HttpArenaItem> items = (await TestDatabase.Shared(Mode.Multiplexing).LoadHttpArenaItemsAsync(1, 500, 10)).Value;
         await using NpgsqlConnection connection = await TestDatabase.OpenDirectAsync();
-        foreach (Item item in items)
+        foreach (HttpArenaItem item in items)
         {
             await using var command = new NpgsqlCommand("SELECT name, category, price, quantity, active, tags::text, rating_score, rating_count FROM items WHERE id = $1", connection);
             command.Parameters.Add(new NpgsqlParameter<int> { TypedValue = item.Id });
             await using NpgsqlDataReader reader = await command.ExecuteReaderAsync();
             Assert.True(await reader.ReadAsync());
             Assert.Equal(
-                new Item(item.Id, reader.GetString(0), reader.GetString(1), reader.GetInt32(2), reader.GetInt32(3), reader.GetBoolean(4), reader.GetString(5), reader.GetInt32(6), reader.GetInt32(7)),
+                new HttpArenaItem(item.Id, reader.GetString(0), reader.GetString(1), reader.GetInt32(2), reader.GetInt32(3), reader.GetBoolean(4), reader.GetString(5), reader.GetInt32(6), reader.GetInt32(7)),
                 item);
         }
     }
@@ -78,6 +78,6 @@ public class DatabaseItemTests
     [InlineData(51)]
     public async Task ALimitOutsideTheVenuesRangeIsABug(int limit)
     {
-        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => TestDatabase.Shared(Mode.Multiplexing).LoadItemsByPriceAsync(1, 2, limit).AsTask());
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => TestDatabase.Shared(Mode.Multiplexing).LoadHttpArenaItemsAsync(1, 2, limit).AsTask());
     }
 }

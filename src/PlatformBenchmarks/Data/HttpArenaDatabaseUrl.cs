@@ -10,7 +10,7 @@ namespace PlatformBenchmarks.Data;
 /// bracketed. Of libpq's query parameters, <c>sslmode</c>, <c>connect_timeout</c> and <c>application_name</c> are read;
 /// any other is refused rather than silently dropped.
 /// </summary>
-internal static class DatabaseUrl
+internal static class HttpArenaDatabaseUrl
 {
     public const int DefaultPort = 5432;
 
