@@ -104,7 +104,9 @@ finish() {
 trap finish EXIT
 echo "httparena-validate.sh: running the venue's validate.sh for: $(python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))['tests']))" "$arena/frameworks/platformbenchmarks/meta.json")" >&2
 # setsid: a session (and process group) of its own, whose id is the script's pid, so that what it leaves can be ended.
-(cd "$arena" && PATH="$out/bin:$PATH" exec setsid bash scripts/validate.sh platformbenchmarks) > "$out/validate.txt" 2>&1 < /dev/null &
+# The report exists before tail opens it: the background shell may not have made it yet.
+: > "$out/validate.txt"
+(cd "$arena" && PATH="$out/bin:$PATH" exec setsid bash scripts/validate.sh platformbenchmarks) >> "$out/validate.txt" 2>&1 < /dev/null &
 venue=$!
 tail -n +1 -s 0.2 -f --pid="$venue" "$out/validate.txt"
 set +e
