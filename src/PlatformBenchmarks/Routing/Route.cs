@@ -1,3 +1,5 @@
+using PlatformBenchmarks.Http;
+
 namespace PlatformBenchmarks.Routing;
 
 /// <summary>
@@ -7,6 +9,9 @@ namespace PlatformBenchmarks.Routing;
 /// </summary>
 internal sealed class Route
 {
+    // The methods' mask beside the route's other fields: every request checks it.
+    private readonly int _methods;
+
     public Route(IRouteModule module, int id, RoutePattern pattern, MethodSet methods, long? maxRequestBodySize = null, params string[] forms)
     {
         ArgumentNullException.ThrowIfNull(module);
@@ -16,6 +21,7 @@ internal sealed class Route
         Id = id;
         Pattern = pattern;
         Methods = methods;
+        _methods = methods.Mask;
         MaxRequestBodySize = maxRequestBodySize;
         Forms = forms is { Length: > 0 } ? forms : [pattern.Path];
     }
@@ -27,6 +33,9 @@ internal sealed class Route
     public RoutePattern Pattern { get; }
 
     public MethodSet Methods { get; }
+
+    /// <summary>Whether the route answers <paramref name="method"/>.</summary>
+    public bool Answers(HttpMethod method) => MethodSet.Contains(_methods, method);
 
     /// <summary>The route's own body limit, in place of <c>Http:MaxRequestBodySize</c>; null to keep that.</summary>
     public long? MaxRequestBodySize { get; }

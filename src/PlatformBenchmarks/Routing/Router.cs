@@ -27,7 +27,7 @@ internal readonly struct Router(RouteTable table) : IHttpApplication
         }
 
         Route route = match.Route;
-        if (!route.Methods.Contains(method))
+        if (!route.Answers(method))
         {
             response.WriteMethodNotAllowed(route.Methods.Allow);
             return default;
@@ -45,7 +45,7 @@ internal readonly struct Router(RouteTable table) : IHttpApplication
 
     /// <summary>The largest body the request's route takes: its own limit when it has one and answers the method, else <paramref name="configured"/>.</summary>
     public long MaxRequestBodySize(HttpRequest request, long configured) =>
-        _table.TryMatch(request.Path, out RouteMatch match) && match.Route.Methods.Contains(request.Method)
+        _table.TryMatch(request.Path, out RouteMatch match) && match.Route.Answers(request.Method)
             ? match.Route.MaxRequestBodySize ?? configured
             : configured;
 
