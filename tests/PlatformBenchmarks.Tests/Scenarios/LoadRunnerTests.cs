@@ -144,14 +144,20 @@ public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
     [Fact]
     public async Task HttpArenasProfilesPutTheVenuesRequestsOnTheWireAndEachIsMeasured()
     {
-        // This server over stand-in data, behind a proxy that records every request wrk sends through it.
-        var arena = new ArenaServer(WriteArenaData(Path.Join(_data, "data")));
-        await arena.InitializeAsync();
+        // This server over stand-in data, behind a proxy that records every request wrk sends through it. The server is a
+        // process of its own: the CPU the runner counts is a process tree's, and this test process's tree changes with the
+        // tests that run beside it (a build's servers outlive it), which could take time out of the count.
+        string data = WriteArenaData(Path.Join(_data, "data"));
+        int port = ServerProcess.FreePort();
+        using Process arena = ServerProcess.Start(
+            ["--urls", $"http://127.0.0.1:{port}", "--HttpArena:DatasetPath", Path.Join(data, "dataset.json"), "--HttpArena:StaticPath", Path.Join(data, "static")],
+            connectionString: Data.TestDatabase.ConnectionString);
         try
         {
-            await using var proxy = new RecordingProxy(arena.Port);
+            await ServerProcess.WaitForBannerAsync(arena, TimeSpan.FromMinutes(1));
+            await using var proxy = new RecordingProxy(port);
             ProcessResult result = await RunAsync($"arena=http://127.0.0.1:{proxy.Port}", "arena",
-                "--pid", Environment.ProcessId.ToString(CultureInfo.InvariantCulture), "--warmup", "1", "--primer", "1",
+                "--pid", arena.Id.ToString(CultureInfo.InvariantCulture), "--warmup", "1", "--primer", "1",
                 "--levels", "baseline=4;limited-conn=4;pipelined=4;json-arena=4;json-comp=4;upload=2;static=4;async-db=4");
 
             Assert.True(result.ExitCode == 0, result.ToString());
@@ -161,7 +167,8 @@ public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
         }
         finally
         {
-            await arena.DisposeAsync();
+            arena.Kill(entireProcessTree: true);
+            await arena.WaitForExitAsync();
         }
     }
 

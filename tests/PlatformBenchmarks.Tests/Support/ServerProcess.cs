@@ -5,12 +5,13 @@ using System.Text;
 
 namespace PlatformBenchmarks.Tests.Support;
 
-/// <summary>The built server as its own process (as a user starts it), with no database: a refused port answers at once.</summary>
+/// <summary>The built server as its own process (as a user starts it), with no database unless given: a refused port answers at once.</summary>
 internal static class ServerProcess
 {
     /// <summary>Starts <c>dotnet PlatformBenchmarks.dll</c> with <paramref name="arguments"/>, its output redirected.</summary>
     /// <param name="environment">Changes to the inherited environment: a null value removes the variable.</param>
-    public static Process Start(IEnumerable<string> arguments, IReadOnlyDictionary<string, string?>? environment = null)
+    /// <param name="connectionString">The database; by default a refused port, so that no start-up waits for one.</param>
+    public static Process Start(IEnumerable<string> arguments, IReadOnlyDictionary<string, string?>? environment = null, string connectionString = "Host=127.0.0.1;Port=1;Timeout=1")
     {
         var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
         start.ArgumentList.Add(Path.Combine(AppContext.BaseDirectory, "PlatformBenchmarks.dll"));
@@ -20,7 +21,7 @@ internal static class ServerProcess
         }
 
         start.ArgumentList.Add("--ConnectionString");
-        start.ArgumentList.Add("Host=127.0.0.1;Port=1;Timeout=1");
+        start.ArgumentList.Add(connectionString);
         foreach ((string name, string? value) in environment ?? new Dictionary<string, string?>())
         {
             if (value is null)
