@@ -54,8 +54,12 @@ public abstract class SchedulingTests(TransportKind kind)
         // there already goes on on the thread it was called from: that can happen only before the application first
         // waited (while it still runs on the thread that started it, if that thread was held up until the client's
         // next request had arrived); from then on it runs on the loop, which cannot receive while it runs it.
+        // How many reads come before the first wait depends on how long the starting thread is held up (on a busy
+        // machine, several); after it, every read waits, since the loop runs the application instead of receiving.
         Assert.All(threads.Where(t => t.Waited), t => Assert.Equal((loopThread, loopThread), (t.Read, t.Flushed)));
-        Assert.True(threads.Count(t => t.Waited) >= 18, $"only {threads.Count(t => t.Waited)} of 20 reads waited");
+        int firstWait = threads.FindIndex(t => t.Waited);
+        Assert.True(firstWait >= 0, "no read waited");
+        Assert.All(threads.Skip(firstWait), t => Assert.True(t.Waited, "a read after the first wait found its bytes there already"));
     }
 
     [Fact]
