@@ -1,5 +1,3 @@
-using Microsoft.Extensions.Logging;
-
 namespace PlatformBenchmarks.Http;
 
 /// <summary>
@@ -25,6 +23,4 @@ public sealed class HttpConnectionContext
     public TimeProvider Time => _server.Time;
 
     public HttpLimits Limits => _server.Limits;
-
-    internal ILogger Logger => _server.Logger;
 }

@@ -40,8 +40,6 @@ internal sealed class MethodSet
     /// <summary>The Allow field's value: <c>GET, HEAD</c>.</summary>
     public ReadOnlySpan<byte> Allow => _allow;
 
-    public bool Contains(HttpMethod method) => Contains(_mask, method);
-
     /// <summary>The set as a mask of bits, one per <see cref="HttpMethod"/>, for a route to keep beside its other fields.</summary>
     internal int Mask => _mask;
 
