@@ -197,7 +197,8 @@ smoke() {
     if [[ $variant == httparena && $entrypoint == *"https://*:$ARENA_TLS_PORT"* ]]; then
         # The json-tls listener: moved to a free port too, with a throwaway certificate in place of the venue's /certs.
         tls_port="$(free_port)"
-        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=localhost \
+        # The image's OPENSSL_CONF (exported above) is relative to /app, not to this command's directory.
+        env -u OPENSSL_CONF openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=localhost \
             -keyout "$log.key" -out "$log.crt" 2> /dev/null || die "openssl could not make a test certificate"
         environment=("TLS_CERT=$log.crt" "TLS_KEY=$log.key")
     fi

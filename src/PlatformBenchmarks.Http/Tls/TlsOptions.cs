@@ -27,6 +27,23 @@ public sealed class TlsOptions
     // Above HttpArena's json-tls load (4,096 connections opening together), so a benchmark's first burst is never refused;
     // low enough that a flood of abandoned handshakes holds a bounded amount of memory for at most HandshakeTimeout.
     public int MaxHandshakes { get; set; } = 8192;
+
+    /// <summary>Which TLS 1.2 cipher suites are offered, and so whether sessions resume (<see cref="TlsSuites"/>).</summary>
+    public TlsSuites CipherSuites { get; set; } = TlsSuites.Aead;
+}
+
+/// <summary>
+/// Where the TLS 1.2 suites come from. .NET on Linux keeps one OpenSSL context per certificate, and with it the keys of
+/// its session tickets, only when no suites are chosen in code; with suites chosen each handshake gets a context of
+/// its own, and no session resumes (docs/decisions/0016-tls-layer.md).
+/// </summary>
+public enum TlsSuites
+{
+    /// <summary>ECDHE with AES-GCM or ChaCha20-Poly1305 only, chosen here; sessions do not resume.</summary>
+    Aead,
+
+    /// <summary>OpenSSL's configured list (its openssl.cnf, or the file OPENSSL_CONF names); sessions resume.</summary>
+    OpenSsl,
 }
 
 /// <summary>Refuses handshake limits the TLS layer cannot work with, naming the key.</summary>

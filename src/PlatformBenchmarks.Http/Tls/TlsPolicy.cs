@@ -5,8 +5,9 @@ namespace PlatformBenchmarks.Http.Tls;
 
 /// <summary>
 /// What every TLS listener allows (docs/decisions/0016-tls-layer.md): TLS 1.2 and 1.3 only; on 1.2 only ECDHE key
-/// exchange with an AEAD cipher (forward secrecy, no CBC: RFC 9325 §4.2's recommended suites); no renegotiation (RFC
-/// 9325 §3.5); session resumption on; ALPN offering HTTP/1.1. Compression is never negotiated: OpenSSL disables it.
+/// exchange with an AEAD cipher (forward secrecy, no CBC: RFC 9325 §4.2's recommended suites) unless OpenSSL's own
+/// list is asked for (<see cref="TlsSuites"/>); no renegotiation (RFC 9325 §3.5); session resumption where the suites
+/// allow it; ALPN offering HTTP/1.1. Compression is never negotiated: OpenSSL disables it.
 /// </summary>
 internal static class TlsPolicy
 {
@@ -24,12 +25,12 @@ internal static class TlsPolicy
         TlsCipherSuite.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
     ];
 
-    public static SslServerAuthenticationOptions ServerOptions(SslStreamCertificateContext certificate) => new()
+    public static SslServerAuthenticationOptions ServerOptions(SslStreamCertificateContext certificate, TlsSuites suites) => new()
     {
         ServerCertificateContext = certificate,
         EnabledSslProtocols = SslProtocols.Tls12 | SslProtocols.Tls13,
         // Only Linux and macOS let a process choose its suites; elsewhere the system's policy applies.
-        CipherSuitesPolicy = OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() ? new CipherSuitesPolicy(CipherSuites) : null,
+        CipherSuitesPolicy = suites == TlsSuites.Aead && (OperatingSystem.IsLinux() || OperatingSystem.IsMacOS()) ? new CipherSuitesPolicy(CipherSuites) : null,
         AllowRenegotiation = false,
         AllowTlsResume = true,
         ClientCertificateRequired = false,

@@ -33,8 +33,8 @@ public sealed partial class TlsServer
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(time);
         ArgumentNullException.ThrowIfNull(logger);
-        _authentication = TlsPolicy.ServerOptions(certificate);
-        _withoutAlpn = TlsPolicy.ServerOptions(certificate);
+        _authentication = TlsPolicy.ServerOptions(certificate, options.CipherSuites);
+        _withoutAlpn = TlsPolicy.ServerOptions(certificate, options.CipherSuites);
         _withoutAlpn.ApplicationProtocols = null;
         _protocols = [.. _authentication.ApplicationProtocols!.Select(protocol => protocol.Protocol)];
         _time = time;
