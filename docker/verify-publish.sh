@@ -15,7 +15,8 @@
 # be copied into the image. The runtime stage may install Debian packages too; those are installed here when missing,
 # so that the smoke run has what the image has. Last, it starts the published server the way ENTRYPOINT does, with
 # the listen port (benchmark_config.json's for a TFB test, 8080 for HttpArena) moved to a free loopback port, and
-# requires 200 and the expected body from /plaintext and /json (TFB) or /pipeline and /baseline11 (HttpArena).
+# requires 200 and the expected body from /plaintext and /json (TFB) or /pipeline and /baseline11 (HttpArena, and
+# /baseline11 again over TLS on the json-tls listener, moved the same way, with a throwaway certificate).
 # The HttpArena dockerfile is built from a checkout of the venue whose frameworks/platformbenchmarks/ holds this
 # repository's files (docker/httparena/README.md), so its COPY sources are read from here without that prefix.
 #
@@ -29,6 +30,8 @@ readonly TFB_DIR="$ROOT/docker/tfb"
 readonly ARENA_DOCKERFILE="$ROOT/docker/httparena/Dockerfile"
 # HttpArena's validate.sh and load generator connect to every entry on port 8080.
 readonly ARENA_PORT=8080
+# Its json-tls profile connects on 8081, over TLS with the certificate it mounts at /certs.
+readonly ARENA_TLS_PORT=8081
 # The build context's folder that holds this repository, for the dockerfile being replayed ('' for TFB's).
 context_prefix=""
 
@@ -113,9 +116,10 @@ free_port() {
 # GET <url>; prints "<status> <body>" or fails.
 http_get() {
     python3 - "$1" << 'PY'
-import sys, urllib.request, urllib.error
+import ssl, sys, urllib.request, urllib.error
 try:
-    with urllib.request.urlopen(sys.argv[1], timeout=5) as r:
+    # https:// here is the smoke run's own throwaway certificate: nothing to verify it against.
+    with urllib.request.urlopen(sys.argv[1], timeout=5, context=ssl._create_unverified_context()) as r:
         print(r.status, r.read().decode())
 except urllib.error.HTTPError as e:
     print(e.code, "")
@@ -175,7 +179,7 @@ PY
 # GET <url> and require "<status> <body>"; says what came and returns 1 when it differs.
 expect_get() {
     local url="$1" expected="$2" path answer
-    path="${url#http://*/}"
+    path="${url#http*://*/}"
     answer="$(http_get "$url")"
     if [[ $answer == "$expected" ]]; then
         say "/$path: $answer"
@@ -187,14 +191,24 @@ expect_get() {
 
 smoke() {
     local variant="$1" dir="$2" entrypoint="$3" log="$4" listen="$5"
-    local port argv=() arg pid i
+    local port tls_port="" argv=() arg pid i environment=()
     port="$(free_port)"
-    [[ $entrypoint == *"\"http://*:$listen\""* ]] || die "ENTRYPOINT does not listen on http://*:$listen, the port benchmark_config.json names: $entrypoint"
+    [[ $entrypoint == *"http://*:$listen"[\;\"]* ]] || die "ENTRYPOINT does not listen on http://*:$listen, the port benchmark_config.json names: $entrypoint"
+    if [[ $variant == httparena && $entrypoint == *"https://*:$ARENA_TLS_PORT"* ]]; then
+        # The json-tls listener: moved to a free port too, with a throwaway certificate in place of the venue's /certs.
+        tls_port="$(free_port)"
+        # The image's OPENSSL_CONF (exported above) is relative to /app, not to this command's directory.
+        env -u OPENSSL_CONF openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=localhost \
+            -keyout "$log.key" -out "$log.crt" 2> /dev/null || die "openssl could not make a test certificate"
+        environment=("TLS_CERT=$log.crt" "TLS_KEY=$log.key")
+    fi
     while IFS= read -r arg; do
-        argv+=("${arg//http:\/\/\*:$listen/http://127.0.0.1:$port}")
+        arg="${arg//http:\/\/\*:$listen/http://127.0.0.1:$port}"
+        [[ -n $tls_port ]] && arg="${arg//https:\/\/\*:$ARENA_TLS_PORT/https://127.0.0.1:$tls_port}"
+        argv+=("$arg")
     done < <(python3 -c 'import json, sys; print("\n".join(json.loads(sys.argv[1])))' "$entrypoint")
-    say "starting ${argv[*]}   (in the published folder)"
-    (cd "$dir" && exec "${argv[@]}") > "$log" 2>&1 &
+    say "starting ${environment[*]} ${argv[*]}   (in the published folder)"
+    (cd "$dir" && exec env "${environment[@]}" "${argv[@]}") > "$log" 2>&1 &
     pid=$!
     for ((i = 0; i < 150; i++)); do
         grep -q 'Application started\.' "$log" 2> /dev/null && break
@@ -206,6 +220,9 @@ smoke() {
     if [[ $variant == httparena ]]; then
         expect_get "$base/pipeline" "200 ok" || failed=1
         expect_get "$base/baseline11?a=13&b=29" "200 42" || failed=1
+        if [[ -n $tls_port ]]; then
+            expect_get "https://127.0.0.1:$tls_port/baseline11?a=13&b=29" "200 42" || failed=1
+        fi
     else
         expect_get "$base/plaintext" "200 Hello, World!" || failed=1
         expect_get "$base/json" '200 {"message":"Hello, World!"}' || failed=1

@@ -7,7 +7,8 @@
 # The venue's script builds the entry's image and runs it with `docker`. Here a stand-in `docker` command, first on the
 # PATH of that script only, runs this repository's Release build instead: `docker run` starts the server on port 8080
 # with the venue's mounts turned into settings (/data/dataset.json -> HttpArena:DatasetPath, /data/static ->
-# HttpArena:StaticPath) and its -e variables in the environment; `docker rm -f` stops it. The profiles checked are
+# HttpArena:StaticPath, /certs -> TLS_CERT and TLS_KEY, and an https:// listener on 8081 for json-tls) and its -e
+# variables in the environment; `docker rm -f` stops it. The profiles checked are
 # those docker/httparena/meta.json lists. The checkout is read, never written: the venue's script runs from a scratch
 # folder whose data/ points into it. The report goes to DIR (default scenarios/runs/httparena-validate-<UTC time>/,
 # which git ignores); the exit code is the venue script's.
@@ -74,6 +75,7 @@ case "${1:-}" in
                     case "$target" in
                         /data/dataset.json) settings+=(--HttpArena:DatasetPath "$source") ;;
                         /data/static) settings+=(--HttpArena:StaticPath "$source") ;;
+                        /certs) environment+=("TLS_CERT=$source/server.crt" "TLS_KEY=$source/server.key") ;;
                     esac
                     shift 2 ;;
                 -e) environment+=("$2"); shift 2 ;;
@@ -82,7 +84,10 @@ case "${1:-}" in
             esac
         done
         stop
-        env "${environment[@]}" "$PB_SERVER" --urls "http://*:8080" "${settings[@]}" >> "$state/server.log" 2>&1 &
+        # json-tls's listener only when the venue mounts its certificates, as it does for an entry that lists json-tls.
+        urls="http://*:8080"
+        [[ " ${environment[*]} " == *" TLS_CERT="* ]] && urls="$urls;https://*:8081"
+        env "${environment[@]}" "$PB_SERVER" --urls "$urls" "${settings[@]}" >> "$state/server.log" 2>&1 &
         echo $! > "$state/pid"
         echo "docker (stand-in): started $PB_SERVER ${settings[*]}" >&2 ;;
     logs) cat "$state/server.log" ;;

@@ -52,8 +52,8 @@ class UrlAction(argparse.Action):
         targets = getattr(namespace, "url_targets", None) or []
         name, _, url = value.rpartition("=") if re.match(r"^[\w.-]+=", value) else ("", "", value)
         parsed = urllib.parse.urlsplit(url)
-        if parsed.scheme != "http" or not parsed.netloc:
-            parser.error(f"--url needs an http://host:port base URL, got '{url}'")
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            parser.error(f"--url needs an http://host:port or https://host:port base URL, got '{url}'")
         targets.append(Target(name or parsed.netloc, url))
         namespace.url_targets = targets
 

@@ -1,5 +1,8 @@
 using System.Net;
 using Microsoft.AspNetCore.Connections;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
@@ -9,6 +12,7 @@ using PlatformBenchmarks.Endpoints.Conformance;
 using PlatformBenchmarks.Endpoints.HttpArena;
 using PlatformBenchmarks.Endpoints.Tfb;
 using PlatformBenchmarks.Http;
+using PlatformBenchmarks.Http.Tls;
 using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Transport;
 
@@ -44,7 +48,7 @@ internal static class Program
         await using (app.ConfigureAwait(false))
         {
             // The start includes the warm-up and the banner (StartUpWarmUp), before the host's ready line.
-            if (await StartupFailure.TryStartAsync(app) is { } failure)
+            if (await StartupFailure.TryStartAsync(app, app.Services.GetRequiredService<ListenAddresses>().Urls) is { } failure)
             {
                 await Console.Error.WriteLineAsync($"PlatformBenchmarks: {failure}");
                 return SettingsExitCode;
@@ -82,7 +86,11 @@ internal static class Program
 
         ConfigurationManager configuration = builder.Configuration;
         ServerSettings.CheckKeys(configuration);
-        builder.WebHost.UseUrls(ServerSettings.CheckUrls(configuration["urls"] ?? DefaultUrls));
+        var addresses = new ListenAddresses(configuration["urls"] ?? DefaultUrls);
+        builder.Services.AddSingleton(addresses);
+        // Each address is bound below as an endpoint of its own, which says whether it speaks TLS. The host copies 'urls'
+        // into the server's addresses as well, and Kestrel would warn that its endpoints override them.
+        builder.Services.AddTransient<IStartupFilter, EndpointsOnly>();
         builder.Services.AddServerSettings(configuration);
         builder.Services.AddSingleton(time);
         // Main prints a failed start (a port in use, say) as one line; the host's own report of it is a stack trace.
@@ -104,6 +112,12 @@ internal static class Program
             services.GetRequiredService<IOptions<DatabaseOptions>>().Value, services.GetRequiredService<TimeProvider>(), services.GetRequiredService<ILoggerFactory>().CreateLogger(Database.LogCategory)));
         builder.Services.AddSingleton(services => new WorldCache(
             services.GetRequiredService<Database>(), services.GetRequiredService<TimeProvider>()));
+        builder.Services.AddSingleton(services =>
+        {
+            TlsOptions tls = services.GetRequiredService<IOptions<TlsOptions>>().Value;
+            return new TlsServer(
+                TlsCertificateFiles.Load(tls.CertificatePath!, tls.KeyPath!), tls, services.GetRequiredService<TimeProvider>(), services.GetRequiredService<ILoggerFactory>().CreateLogger("PlatformBenchmarks.Tls"));
+        });
         builder.Services.AddSingleton(services => new StaticFiles(
             services.GetRequiredService<IOptions<HttpArenaOptions>>().Value.StaticPath, services.GetRequiredService<TimeProvider>()));
 
@@ -132,10 +146,74 @@ internal static class Program
             // both directions. The loops claim every IP endpoint, and 'urls' takes only IP addresses (and localhost),
             // so the kind chosen carries every connection.
             bool transportHalfCloses = services.GetRequiredService<TransportChoice>().Kind != TransportKind.Sockets;
-            options.ConfigureEndpointDefaults(listen => listen.UseHttpApplication(router, context, transportHalfCloses, LoopOf));
+            foreach (ListenAddress address in addresses.All)
+            {
+                // TLS first: it is the codec's transport (transport -> TLS -> HTTP/1.1).
+                Listen(options, address, listen => (address.Tls ? listen.UseTls(services.GetRequiredService<TlsServer>) : listen)
+                    .UseHttpApplication(router, context, transportHalfCloses, LoopOf));
+            }
         });
 
-        return ServerSettings.BuildValidated(builder);
+        WebApplication app = ServerSettings.BuildValidated(builder);
+        if (addresses.All.FirstOrDefault(address => address.Tls) is { } tlsAddress)
+        {
+            RequireCertificate(app.Services, tlsAddress);
+        }
+
+        return app;
+    }
+
+    /// <summary>
+    /// A TLS listener needs its certificate before any socket is opened: read now, so that a missing or unreadable file
+    /// stops the start with one line naming it.
+    /// </summary>
+    private static void RequireCertificate(IServiceProvider services, ListenAddress address)
+    {
+        TlsOptions tls = services.GetRequiredService<IOptions<TlsOptions>>().Value;
+        if (string.IsNullOrEmpty(tls.CertificatePath))
+        {
+            throw new SettingsException(
+                $"Configuration 'urls': '{address.Url}' needs a certificate: set TLS_CERT and TLS_KEY (PEM files), or Tls:CertificatePath and Tls:KeyPath.");
+        }
+
+        try
+        {
+            _ = services.GetRequiredService<TlsServer>();
+        }
+        catch (TlsCertificateException exception)
+        {
+            throw new SettingsException(exception.Message, exception);
+        }
+    }
+
+    /// <summary>
+    /// Runs after the host has copied <c>urls</c> into the server's addresses and before the server starts: empties them,
+    /// so that Kestrel binds the endpoints (each from one of those addresses) without a warning that they override them.
+    /// </summary>
+    private sealed class EndpointsOnly(IServer server) : IStartupFilter
+    {
+        public Action<IApplicationBuilder> Configure(Action<IApplicationBuilder> next)
+        {
+            server.Features.Get<IServerAddressesFeature>()?.Addresses.Clear();
+            return next;
+        }
+    }
+
+    /// <summary>Binds one address of <c>urls</c> as Kestrel would have read it: every interface, loopback, or the IP address.</summary>
+    private static void Listen(KestrelServerOptions options, ListenAddress address, Action<ListenOptions> configure)
+    {
+        if (address.Host is "*" or "+")
+        {
+            options.ListenAnyIP(address.Port, configure);
+        }
+        else if (address.Host.Equals("localhost", StringComparison.OrdinalIgnoreCase))
+        {
+            options.ListenLocalhost(address.Port, configure);
+        }
+        else
+        {
+            options.Listen(IPAddress.Parse(address.Host.Trim('[', ']')), address.Port, configure);
+        }
     }
 
     /// <summary>

@@ -7,6 +7,7 @@ namespace PlatformBenchmarks.Hosting;
 internal static partial class ServerSettings
 {
     private const string HttpScheme = "http://";
+    private const string HttpsScheme = "https://";
 
     /// <summary>
     /// The listen addresses (<c>urls</c>, <c>;</c>-separated), checked before Kestrel sees them. Kestrel reads an
@@ -16,28 +17,31 @@ internal static partial class ServerSettings
     /// </summary>
     public static string CheckUrls(string urls)
     {
+        _ = ParseUrls(urls);
+        return urls;
+    }
+
+    /// <summary>The listen addresses of <c>urls</c>, checked as <see cref="CheckUrls"/> does, each with whether it speaks TLS.</summary>
+    public static IReadOnlyList<ListenAddress> ParseUrls(string urls)
+    {
         string[] addresses = urls.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
         if (addresses.Length == 0)
         {
             throw new SettingsException("Configuration 'urls' names no address.");
         }
 
-        foreach (string url in addresses)
-        {
-            CheckUrl(url);
-        }
-
-        return urls;
+        return [.. addresses.Select(ParseUrl)];
     }
 
-    private static void CheckUrl(string url)
+    private static ListenAddress ParseUrl(string url)
     {
-        if (!url.StartsWith(HttpScheme, StringComparison.OrdinalIgnoreCase))
+        bool tls = url.StartsWith(HttpsScheme, StringComparison.OrdinalIgnoreCase);
+        if (!tls && !url.StartsWith(HttpScheme, StringComparison.OrdinalIgnoreCase))
         {
-            throw new SettingsException($"Configuration 'urls': '{url}' is not an http:// address (this server speaks plain HTTP/1.1).");
+            throw new SettingsException($"Configuration 'urls': '{url}' is not an http:// or https:// address (this server speaks HTTP/1.1, over TLS for https://).");
         }
 
-        string authority = url[HttpScheme.Length..];
+        string authority = url[(tls ? HttpsScheme : HttpScheme).Length..];
         int slash = authority.IndexOf('/', StringComparison.Ordinal);
         if (slash >= 0)
         {
@@ -52,20 +56,24 @@ internal static partial class ServerSettings
 
         int colon = authority.LastIndexOf(':');
         bool bracketed = authority.StartsWith('[');
+        // No port: the scheme's, 80 or 443 (RFC 9110 §4.2).
+        int port = tls ? 443 : 80;
         if (colon < 0 || (bracketed && colon < authority.IndexOf(']', StringComparison.Ordinal)))
         {
-            // No port: Kestrel's default, 80.
             colon = authority.Length;
         }
-        else if (!int.TryParse(authority.AsSpan(colon + 1), NumberStyles.None, CultureInfo.InvariantCulture, out int port) || port > 65535)
+        else if (!int.TryParse(authority.AsSpan(colon + 1), NumberStyles.None, CultureInfo.InvariantCulture, out port) || port > 65535)
         {
             throw new SettingsException($"Configuration 'urls': '{url}' has no valid port (0..65535).");
         }
 
-        if (!IsListenHost(authority[..colon]))
+        string host = authority[..colon];
+        if (!IsListenHost(host))
         {
             throw new SettingsException($"Configuration 'urls': '{url}' has no valid host (*, +, localhost, or an IP address such as 127.0.0.1 or [::1]).");
         }
+
+        return new ListenAddress(url, tls, host, port);
     }
 
     /// <summary>
@@ -93,4 +101,15 @@ internal static partial class ServerSettings
             && (octet.Length == 1 || octet[0] != '0')
             && int.Parse(octet, CultureInfo.InvariantCulture) <= 255);
     }
+}
+
+/// <summary>One address of <c>urls</c>: as written, whether it speaks TLS (https://), its host as checked and its port.</summary>
+internal sealed record ListenAddress(string Url, bool Tls, string Host, int Port);
+
+/// <summary>The server's listen addresses: <c>urls</c> as given, and each address checked (<see cref="ServerSettings.ParseUrls"/>).</summary>
+internal sealed class ListenAddresses(string urls)
+{
+    public string Urls { get; } = urls;
+
+    public IReadOnlyList<ListenAddress> All { get; } = ServerSettings.ParseUrls(urls);
 }

@@ -2,6 +2,7 @@ using Microsoft.Extensions.Options;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Endpoints.HttpArena;
 using PlatformBenchmarks.Http;
+using PlatformBenchmarks.Http.Tls;
 using PlatformBenchmarks.Transport;
 
 namespace PlatformBenchmarks.Hosting;
@@ -43,6 +44,21 @@ internal static partial class ServerSettings
             })
             .ValidateOnStart();
         services.AddSingleton<IValidateOptions<DatabaseOptions>, DatabaseOptionsValidator>();
+
+        services.AddOptions<TlsOptions>()
+            .Configure(options =>
+            {
+                Bind(configuration.GetSection("Tls"), section => section.Bind(options));
+                // HttpArena's names for the certificate's files (it mounts /certs/server.crt and /certs/server.key); the
+                // Tls section's keys win when given.
+                if (string.IsNullOrEmpty(options.CertificatePath) && string.IsNullOrEmpty(options.KeyPath))
+                {
+                    options.CertificatePath = configuration["TLS_CERT"] is { Length: > 0 } certificate ? certificate : null;
+                    options.KeyPath = configuration["TLS_KEY"] is { Length: > 0 } key ? key : null;
+                }
+            })
+            .ValidateOnStart();
+        services.AddSingleton<IValidateOptions<TlsOptions>, TlsOptionsValidator>();
 
         services.AddOptions<HttpArenaOptions>().Configure(options => Bind(configuration.GetSection("HttpArena"), section => section.Bind(options))).ValidateOnStart();
         services.AddSingleton<IValidateOptions<HttpArenaOptions>, HttpArenaOptionsValidator>();

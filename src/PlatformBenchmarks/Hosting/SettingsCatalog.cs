@@ -2,6 +2,7 @@ using System.Globalization;
 using PlatformBenchmarks.Data;
 using PlatformBenchmarks.Endpoints.HttpArena;
 using PlatformBenchmarks.Http;
+using PlatformBenchmarks.Http.Tls;
 using PlatformBenchmarks.Transport;
 
 namespace PlatformBenchmarks.Hosting;
@@ -20,7 +21,7 @@ internal sealed record Setting(string Key, string Default, string Meaning)
 internal static class SettingsCatalog
 {
     /// <summary>The sections bound to the server's options types: every key under them must be one of <see cref="All"/>.</summary>
-    public static IReadOnlyList<string> Sections { get; } = ["Http", "Transport", "Sockets", "Database", "HttpArena"];
+    public static IReadOnlyList<string> Sections { get; } = ["Http", "Transport", "Sockets", "Tls", "Database", "HttpArena"];
 
     /// <summary>
     /// Keys that were read under another name once, with the key that holds the setting now: refused with a message that
@@ -54,11 +55,12 @@ internal static class SettingsCatalog
         var http = new HttpLimits();
         var transport = new LinuxTransportOptions();
         var sockets = new KestrelSocketSettings();
+        var tls = new TlsOptions();
         var database = new DatabaseOptions();
         var arena = new HttpArenaOptions();
         return
         [
-            new("urls", Program.DefaultUrls, "listen addresses, ';'-separated; the host is *, +, 0.0.0.0 or [::] (every interface), localhost, or an IP address"),
+            new("urls", Program.DefaultUrls, "listen addresses, ';'-separated, http:// or https:// (TLS); the host is *, +, 0.0.0.0 or [::] (every interface), localhost, or an IP address"),
             new("Transport:Kind", transport.Kind.ToString(), "the transport that carries the connections") { Choices = Enum.GetNames<TransportKind>() },
             new("Transport:ThreadCount", Text(transport.ThreadCount), "IoUring, Epoll: loop threads (0: one per processor)"),
             new("Transport:MaxReadBufferSize", Text(transport.MaxReadBufferSize), "IoUring, Epoll: received bytes not yet consumed at which reading pauses"),
@@ -76,6 +78,13 @@ internal static class SettingsCatalog
             new("Http:MinRequestBodyDataRateGracePeriod", Text(http.MinRequestBodyDataRateGracePeriod), "how long a body is waited for before its minimum rate applies"),
             new("Http:LingerTimeout", Text(http.LingerTimeout), "how long a closing connection reads and drops input after the client went silent"),
             new("Http:MaxLingerTime", Text(http.MaxLingerTime), "the longest a closing connection is kept reading"),
+            new("TLS_CERT", "(none)", "https:// listeners: the certificate as a PEM file, leaf first (HttpArena's name; Tls:CertificatePath wins)"),
+            new("TLS_KEY", "(none)", "https:// listeners: the certificate's private key as a PEM file (HttpArena's name; Tls:KeyPath wins)"),
+            new("Tls:CertificatePath", "(none)", "https:// listeners: the certificate as a PEM file, leaf first, then its chain"),
+            new("Tls:KeyPath", "(none)", "https:// listeners: the certificate's private key as a PEM file"),
+            new("Tls:HandshakeTimeout", Text(tls.HandshakeTimeout), "how long a client has to complete its TLS handshake, from the accept"),
+            new("Tls:MaxHandshakes", Text(tls.MaxHandshakes), "most TLS handshakes in progress at once; a connection beyond is closed at once"),
+            new("Tls:CipherSuites", tls.CipherSuites.ToString(), "TLS 1.2's suites: ECDHE with AEAD only, sessions not resumed (Aead), or OpenSSL's configured list, sessions resumed (OpenSsl)") { Choices = Enum.GetNames<TlsSuites>() },
             new("ConnectionString", database.ConnectionString, "the Npgsql connection string"),
             new("DATABASE_URL", "(none)", "the database as a URL, postgres://user:password@host:port/database (HttpArena's form), instead of ConnectionString"),
             new("DATABASE_MAX_CONN", "(none)", "the most connections the database takes: the pool's size unless Database:MaxPoolSize or the connection string sets one"),

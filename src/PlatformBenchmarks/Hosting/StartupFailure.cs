@@ -10,14 +10,15 @@ namespace PlatformBenchmarks.Hosting;
 internal static class StartupFailure
 {
     /// <summary>Starts the host; returns null when it runs, or the line that says why it could not.</summary>
-    public static async Task<string?> TryStartAsync(WebApplication app)
+    /// <param name="addresses">The listen addresses as configured (<c>urls</c>), for the line.</param>
+    public static async Task<string?> TryStartAsync(WebApplication app, string addresses)
     {
         try
         {
             await app.StartAsync();
             return null;
         }
-        catch (Exception exception) when (Describe(exception, app.Configuration["urls"] ?? Program.DefaultUrls) is { } description)
+        catch (Exception exception) when (Describe(exception, addresses) is { } description)
         {
             return description;
         }

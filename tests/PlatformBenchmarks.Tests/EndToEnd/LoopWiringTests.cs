@@ -43,6 +43,39 @@ public class LoopWiringTests
         }
     }
 
+    /// <summary>
+    /// Over TLS the handlers still run on their connection's loop: the TLS layer's reads resume on the thread the
+    /// transport resumes them on, the loop's, and keep the connection's features, its loop among them. A read made off
+    /// the loop would go through the pool, and the loops' own connections would never be opened.
+    /// </summary>
+    [Theory]
+    [MemberData(nameof(Kinds))]
+    public async Task OverTlsDbReadsOnTheLoopsStillGoThroughTheLoopsOwnConnections(TransportKind kind, bool loops)
+    {
+        string name = $"pb-wiring-tls-{kind}-{Environment.ProcessId}".ToLowerInvariant();
+        using var certificate = TestCertificate.Create();
+        var server = new Server(kind, name, ["--urls", "https://127.0.0.1:0", .. certificate.Settings]);
+        await server.InitializeAsync();
+        try
+        {
+            using var socket = new System.Net.Sockets.Socket(System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp);
+            await socket.ConnectAsync(System.Net.IPAddress.Loopback, server.Port);
+            await using var tls = new System.Net.Security.SslStream(new System.Net.Sockets.NetworkStream(socket, ownsSocket: false));
+            await tls.AuthenticateAsClientAsync(certificate.ClientOptions("http/1.1"));
+            for (int i = 0; i < 20; i++)
+            {
+                await tls.WriteAsync(Requests.Bytes("GET /db HTTP/1.1\r\nHost: t\r\n\r\n"));
+                Assert.Equal(200, (await RawResponse.ReadAsync(tls, cancellationToken: new CancellationTokenSource(TimeSpan.FromSeconds(10)).Token))!.Status);
+            }
+
+            Assert.Equal(loops, await BackendsNamedAsync(Database.LaneApplicationName(name)) > 0);
+        }
+        finally
+        {
+            await server.DisposeAsync();
+        }
+    }
+
     private static async Task<long> BackendsNamedAsync(string applicationName)
     {
         await using NpgsqlConnection connection = await TestDatabase.OpenDirectAsync();
@@ -51,9 +84,9 @@ public class LoopWiringTests
         return (long)(await command.ExecuteScalarAsync())!;
     }
 
-    private sealed class Server(TransportKind kind, string applicationName) : ServerFixture
+    private sealed class Server(TransportKind kind, string applicationName, IReadOnlyList<string>? settings = null) : ServerFixture
     {
         protected override IReadOnlyList<string> Settings =>
-            ["--Transport:Kind", kind.ToString(), "--ConnectionString", $"{TestDatabase.ConnectionString};Application Name={applicationName}"];
+            ["--Transport:Kind", kind.ToString(), "--ConnectionString", $"{TestDatabase.ConnectionString};Application Name={applicationName}", .. settings ?? []];
     }
 }

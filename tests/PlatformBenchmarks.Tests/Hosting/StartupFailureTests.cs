@@ -80,8 +80,8 @@ public class StartupFailureTests
         { "http://example:8080", "no valid host" },
         { "http://user@127.0.0.1:8080", "no valid host" },
         { "http://127.0.0.1:8080/base", "has a path" },
-        { "https://127.0.0.1:8443", "not an http:// address" },
-        { "127.0.0.1:8080", "not an http:// address" },
+        { "ftp://127.0.0.1:8443", "not an http:// or https:// address" },
+        { "127.0.0.1:8080", "not an http:// or https:// address" },
     };
 
     [Theory]
@@ -128,6 +128,8 @@ public class StartupFailureTests
     [InlineData("http://127.0.0.1:0")]
     [InlineData("http://255.255.255.255:1")]
     [InlineData("HTTP://10.0.0.2:8080;http://[::1]:8080")]
+    [InlineData("https://127.0.0.1:8443")]
+    [InlineData("http://*:8080;HTTPS://[::]:8081")]
     public void AddressesKestrelListensOnAsWrittenAreAccepted(string url)
     {
         Assert.Equal(url, ServerSettings.CheckUrls(url));

@@ -42,7 +42,7 @@ public class ServerFixture : IAsyncLifetime
         Port = new Uri(address).Port;
     }
 
-    public async Task DisposeAsync()
+    public virtual async Task DisposeAsync()
     {
         if (_app is not null)
         {
