@@ -23,7 +23,7 @@ internal static class Banner
         var text = new System.Text.StringBuilder();
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"PlatformBenchmarks {version}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Runtime:    {RuntimeInformation.FrameworkDescription} {RuntimeInformation.RuntimeIdentifier}{(RuntimeFeature.IsDynamicCodeSupported ? string.Empty : " (Native AOT)")}");
-        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  GC:         {(GCSettings.IsServerGC ? "Server" : "Workstation")}, {GCSettings.LatencyMode}, dynamic adaptation {DescribeDatas()}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  GC:         {(GCSettings.IsServerGC ? "Server" : "Workstation")}, {GCSettings.LatencyMode}, dynamic adaptation {DescribeDatas()}, gen0 budget {DescribeGen0Budget()}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Processors: {Environment.ProcessorCount}");
         TransportChoice choice = services.GetRequiredService<Transport.TransportChoice>();
         text.AppendLine(choice.Kind == Transport.TransportKind.Sockets
@@ -49,6 +49,11 @@ internal static class Banner
         => bound.Select((address, index) => index < configured.All.Count && configured.All[index].Tls && address.StartsWith("http://", StringComparison.Ordinal)
             ? string.Concat("https://", address.AsSpan("http://".Length))
             : address);
+
+    private static string DescribeGen0Budget() =>
+        GC.GetConfigurationVariables().TryGetValue("GCGen0MaxBudget", out object? budget) && budget is not null && Convert.ToInt64(budget, System.Globalization.CultureInfo.InvariantCulture) is > 0 and long bytes
+            ? string.Create(System.Globalization.CultureInfo.InvariantCulture, $"at most {bytes / 1024} KiB per heap")
+            : "the runtime's";
 
     private static string DescribeDatas()
     {

@@ -57,6 +57,21 @@ internal static class ServerProcess
         return new ProcessResult(server.ExitCode, await output, await error);
     }
 
+    /// <summary>Starts the server on a free loopback port, reads its start-up banner (<see cref="WaitForBannerAsync"/>) and stops it.</summary>
+    public static async Task<string> ReadBannerAsync(IReadOnlyDictionary<string, string?>? environment = null)
+    {
+        using Process server = Start(["--urls", $"http://127.0.0.1:{FreePort()}"], environment);
+        try
+        {
+            return await WaitForBannerAsync(server, TimeSpan.FromMinutes(1));
+        }
+        finally
+        {
+            server.Kill(entireProcessTree: true);
+            await server.WaitForExitAsync();
+        }
+    }
+
     /// <summary>Reads the server's start-up banner up to its last line (<c>Cache:</c>), after which it answers; returns the banner.</summary>
     public static async Task<string> WaitForBannerAsync(Process server, TimeSpan timeout)
     {
