@@ -25,8 +25,12 @@ namespace PlatformBenchmarks.Data;
 /// </remarks>
 internal sealed partial class DatabaseLane
 {
-    /// <summary>The most statements one batch carries: more than one request's (<see cref="World.MaxPerRequest"/>).</summary>
-    internal const int MaxStatements = 512;
+    /// <summary>
+    /// The most statements one batch carries: more than one request's (<see cref="World.MaxPerRequest"/>), and the
+    /// twenty of every request a loop has in flight at TFB's 512 connections, so that they wait one round at most
+    /// (docs/decisions/0018-multi-row-requests-in-the-loops-batches.md).
+    /// </summary>
+    internal const int MaxStatements = 4096;
 
     private static readonly Action<object?> s_flush = static state => ((DatabaseLane)state!).Flush();
 
@@ -59,9 +63,9 @@ internal sealed partial class DatabaseLane
     }
 
     /// <summary>
-    /// Whether a read may join the lane now: on the lane's own thread, before it closed, while fewer reads wait than one
-    /// more round of batches on every connection carries (counted in statements). A read refused because the lane is full goes through the shared
-    /// pool, which bounds its own waits: it still gets its rows, and the lane's memory stays bounded however slow the
+    /// Whether a read may join the lane now: on the lane's own thread, before it closed, while fewer statements wait than
+    /// one more round of batches on every connection carries. A read refused because the lane is full goes through the
+    /// shared pool, which bounds its own waits: it still gets its rows, and the lane's memory stays bounded however slow the
     /// database is (docs/decisions/0006-database-batches-per-loop.md, "A full lane").
     /// </summary>
     public bool Accepts => OnOwnThread && !_closed && _waitingStatements < _maxWaiting;
