@@ -13,12 +13,15 @@ internal sealed partial class Database
     /// <paramref name="count"/> random rows (1..500), each read by its own statement (docs/tfb-rules.md §4.3): no <c>IN (…)</c>,
     /// no multi-statement text, no transaction around them.
     /// </summary>
-    public ValueTask<DataResult<World[]>> LoadWorldsAsync(int count)
+    /// <param name="loop">The loop the caller runs on, if any: on its thread the reads join the loop's batch together.</param>
+    public ValueTask<DataResult<World[]>> LoadWorldsAsync(int count, DataLoop loop = default)
     {
         ValidateCount(count);
-        // Not through the loop's lane: PostgreSQL answers each statement on its own, and a lane's batch of many rows per
-        // request was woken once per row (docs/decisions/0006-database-batches-per-loop.md).
-        return CallAsync(count, static (database, count) => database.ReadWorldsAsync(RandomWorlds(count)));
+        // On the loop the request's statements go out in the loop's batch and its results come back with the batch's, in
+        // one return to the loop (docs/decisions/0018-multi-row-requests-in-the-loops-batches.md).
+        return Lane(loop) is { } lane
+            ? lane.LoadWorldsAsync(RandomWorlds(count))
+            : CallAsync(count, static (database, count) => database.ReadWorldsAsync(RandomWorlds(count)));
     }
 
     /// <summary>One row by id: the db test's read, and the read-through of <see cref="WorldCache"/>.</summary>

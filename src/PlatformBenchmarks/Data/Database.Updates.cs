@@ -1,4 +1,5 @@
 using System.Numerics;
+using System.Runtime.CompilerServices;
 using System.Text;
 using Npgsql;
 
@@ -20,11 +21,53 @@ internal sealed partial class Database
     /// The updates test (docs/tfb-rules.md §4.4): <paramref name="count"/> distinct random rows, each read by its own statement,
     /// each given a new random number that differs from its old one, all persisted by one UPDATE before this returns.
     /// </summary>
-    public ValueTask<DataResult<World[]>> UpdateWorldsAsync(int count)
+    /// <param name="loop">
+    /// The loop the caller runs on, if any: on its thread the reads join the loop's batch, then the UPDATE the batch after.
+    /// </param>
+    public ValueTask<DataResult<World[]>> UpdateWorldsAsync(int count, DataLoop loop = default)
     {
         ValidateCount(count);
-        return CallAsync(count, static (database, count) => database.ReadAndUpdateWorldsAsync(count));
+        return Lane(loop) is { } lane
+            ? UpdateOnLoopAsync(lane, loop, DrawDistinctSortedIds(count))
+            : CallAsync(count, static (database, count) => database.ReadAndUpdateWorldsAsync(count));
     }
+
+    /// <summary>
+    /// The reads in one batch of the loop's lane, then the UPDATE in a later one: two round trips, each coming back to the
+    /// loop once (docs/decisions/0018-multi-row-requests-in-the-loops-batches.md).
+    /// </summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<DataResult<World[]>> UpdateOnLoopAsync(DatabaseLane lane, DataLoop loop, World[] worlds)
+    {
+        DataResult<World[]> read = await lane.LoadWorldsAsync(worlds);
+        if (read.Failure is not null)
+        {
+            return read;
+        }
+
+        AssignNewRandomNumbers(worlds);
+        // Resumed on the loop, where the batch's reads complete; the lane may have filled or closed since, and the
+        // breaker opened: the UPDATE then goes through the pool, which answers for those.
+        return Lane(loop) is { } again
+            ? await again.UpdateWorldsAsync(worlds)
+            : await CallAsync(worlds, static (database, worlds) => database.WriteWorldsThroughPoolAsync(worlds));
+    }
+
+    /// <summary>The UPDATE of rows read on a loop, when the loop's lane cannot take it.</summary>
+    private async ValueTask<DataResult<World[]>> WriteWorldsThroughPoolAsync(World[] worlds)
+    {
+        if (_multiplexing)
+        {
+            return await WriteWorldsAsync(worlds, connection: null);
+        }
+
+        await using NpgsqlConnection connection = await _dataSource.OpenConnectionAsync();
+        return await WriteWorldsAsync(worlds, connection);
+    }
+
+    /// <summary>The answer when the UPDATE changed fewer rows than it named: only a row deleted since the read does that.</summary>
+    internal static DataFailure UpdatedTooFew(int updated, int expected)
+        => new(DataOutcome.MissingRow, $"the UPDATE changed {updated} world rows instead of {expected}: is the database loaded?");
 
     private async ValueTask<DataResult<World[]>> ReadAndUpdateWorldsAsync(int count)
     {
@@ -150,18 +193,19 @@ internal sealed partial class Database
 
             commands.Return(command);
             // The rows were read a moment ago, so only a row deleted since leaves one unchanged.
-            return updated == worlds.Length
-                ? worlds
-                : new DataFailure(DataOutcome.MissingRow, $"the UPDATE changed {updated} world rows instead of {worlds.Length}: is the database loaded?");
+            return updated == worlds.Length ? worlds : UpdatedTooFew(updated, worlds.Length);
         }
     }
 
     internal static string UpdateSql(int count) => s_updateSql[count] ??= BuildUpdateSql(count);
 
     /// <summary>
-    /// <c>UPDATE world SET randomnumber = v.r FROM (VALUES ($1::int, $2::int), ($3, $4), …) AS v(id, r) WHERE world.id = v.id</c>:
-    /// one statement for all the rows, each row with its own value (bulk updates are allowed, docs/tfb-rules.md §4.4). The text
-    /// must not contain "select": the query-count check would count the updated rows as rows read too (§6).
+    /// <c>UPDATE world SET randomnumber = v.r FROM (VALUES ($1::int, $2::int), ($3, $4), …) AS v(id, r) WHERE world.id = v.id
+    /// RETURNING world.id</c>: one statement for all the rows, each row with its own value (bulk updates are allowed,
+    /// docs/tfb-rules.md §4.4). The text must not contain "select": the query-count check would count the updated rows as
+    /// rows read too (§6). It returns the ids it changed so that, in a loop's batch, it has a result for the reader to
+    /// stop at, as the reads do (Npgsql's reader passes over the statements that return no rows); the pool's path
+    /// sends the same text, so one prepared statement per row count serves both.
     /// </summary>
     private static string BuildUpdateSql(int count)
     {
@@ -171,6 +215,6 @@ internal sealed partial class Database
             sql.Append(", ($").Append((2 * i) + 1).Append(", $").Append((2 * i) + 2).Append(')');
         }
 
-        return sql.Append(") AS v(id, r) WHERE world.id = v.id").ToString();
+        return sql.Append(") AS v(id, r) WHERE world.id = v.id RETURNING world.id").ToString();
     }
 }

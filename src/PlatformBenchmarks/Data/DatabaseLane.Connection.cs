@@ -13,9 +13,11 @@ internal sealed partial class DatabaseLane
     {
         private readonly List<NpgsqlBatchCommand> _worldStatements = [];
         private readonly List<NpgsqlBatchCommand> _fortuneStatements = [];
+        private readonly List<NpgsqlBatchCommand> _updateStatements = [];
         private NpgsqlConnection? _connection;
         private int _worldsUsed;
         private int _fortunesUsed;
+        private int _updatesUsed;
         private int _outagesAtOpen;
 
         public LaneRead[] Reads { get; } = new LaneRead[MaxStatements];
@@ -26,15 +28,23 @@ internal sealed partial class DatabaseLane
 
         public NpgsqlBatch? Batch { get; private set; }
 
-        /// <summary>Takes waiting reads, in order, up to <see cref="MaxStatements"/>, and marks the connection busy.</summary>
-        public void Take(Queue<LaneRead> waiting)
+        /// <summary>
+        /// Takes waiting reads, in order, whole, while their statements fit in <see cref="MaxStatements"/> (the first
+        /// always fits), and marks the connection busy.
+        /// </summary>
+        /// <returns>How many statements the reads taken have.</returns>
+        public int Take(Queue<LaneRead> waiting)
         {
             Busy = true;
             Count = 0;
-            while (Count < MaxStatements && waiting.TryDequeue(out LaneRead? read))
+            int statements = 0;
+            while (waiting.TryPeek(out LaneRead? read) && (Count == 0 || statements + read.Statements <= MaxStatements))
             {
-                Reads[Count++] = read;
+                Reads[Count++] = waiting.Dequeue();
+                statements += read.Statements;
             }
+
+            return statements;
         }
 
         /// <summary>Whether the connection is open and was opened before outage number <paramref name="outages"/>.</summary>
@@ -57,6 +67,7 @@ internal sealed partial class DatabaseLane
             batch.BatchCommands.Clear();
             _worldsUsed = 0;
             _fortunesUsed = 0;
+            _updatesUsed = 0;
             for (int i = 0; i < Count; i++)
             {
                 Reads[i].AddStatement(this, batch.BatchCommands);
@@ -87,6 +98,39 @@ internal sealed partial class DatabaseLane
             return _fortuneStatements[_fortunesUsed++];
         }
 
+        /// <summary>The bulk UPDATE of <paramref name="worlds"/>, its statement reused when the last one at its place had as many rows.</summary>
+        public NpgsqlBatchCommand NextUpdateStatement(World[] worlds)
+        {
+            if (_updatesUsed == _updateStatements.Count)
+            {
+                _updateStatements.Add(CreateUpdateStatement(worlds.Length));
+            }
+            else if (_updateStatements[_updatesUsed].Parameters.Count != 2 * worlds.Length)
+            {
+                _updateStatements[_updatesUsed] = CreateUpdateStatement(worlds.Length);
+            }
+
+            NpgsqlBatchCommand statement = _updateStatements[_updatesUsed++];
+            for (int i = 0; i < worlds.Length; i++)
+            {
+                ((NpgsqlParameter<int>)statement.Parameters[2 * i]).TypedValue = worlds[i].Id;
+                ((NpgsqlParameter<int>)statement.Parameters[(2 * i) + 1]).TypedValue = worlds[i].RandomNumber;
+            }
+
+            return statement;
+        }
+
+        private static NpgsqlBatchCommand CreateUpdateStatement(int count)
+        {
+            var statement = new NpgsqlBatchCommand(Database.UpdateSql(count));
+            for (int i = 0; i < 2 * count; i++)
+            {
+                statement.Parameters.Add(new NpgsqlParameter<int>());
+            }
+
+            return statement;
+        }
+
         /// <summary>After a failure: the connection may be broken or out of step, so it goes, and the next batch opens another.</summary>
         public async ValueTask DropAsync()
         {
@@ -95,6 +139,7 @@ internal sealed partial class DatabaseLane
             Batch = null;
             _worldStatements.Clear();
             _fortuneStatements.Clear();
+            _updateStatements.Clear();
             if (connection is not null)
             {
                 try

@@ -8,6 +8,8 @@ internal sealed partial class DatabaseLane
 {
     private readonly Stack<WorldRead> _freeWorldReads = new();
     private readonly Stack<FortunesRead> _freeFortunesReads = new();
+    private readonly Stack<WorldsRead> _freeWorldsReads = new();
+    private readonly Stack<WorldsUpdate> _freeWorldsUpdates = new();
 
     /// <summary>One row by id (the db test's read), in the loop's next batch.</summary>
     public ValueTask<DataResult<World>> LoadWorldAsync(int id)
@@ -27,12 +29,43 @@ internal sealed partial class DatabaseLane
         return new ValueTask<DataResult<List<Fortune>>>(read, read.Version);
     }
 
-    /// <summary>A read waiting in the lane or in a batch: its one statement, how to read its result, and its completion.</summary>
+    /// <summary>
+    /// The rows of <paramref name="worlds"/>' ids (the queries test's, or the reads before an update), one statement per
+    /// row (docs/tfb-rules.md §4.3), all in the loop's next batch: the request's statements go out together, and their
+    /// results come back to the loop once, with the rest of the batch's.
+    /// </summary>
+    public ValueTask<DataResult<World[]>> LoadWorldsAsync(World[] worlds)
+    {
+        WorldsRead read = _freeWorldsReads.TryPop(out WorldsRead? free) ? free : new WorldsRead(this);
+        read.Start(worlds);
+        Enqueue(read);
+        return new ValueTask<DataResult<World[]>>(read, read.Version);
+    }
+
+    /// <summary>
+    /// <paramref name="worlds"/>' new random numbers persisted by the one bulk UPDATE (docs/tfb-rules.md §4.4), in the
+    /// loop's next batch; completes once PostgreSQL has executed it.
+    /// </summary>
+    public ValueTask<DataResult<World[]>> UpdateWorldsAsync(World[] worlds)
+    {
+        WorldsUpdate update = _freeWorldsUpdates.TryPop(out WorldsUpdate? free) ? free : new WorldsUpdate(this);
+        update.Start(worlds);
+        Enqueue(update);
+        return new ValueTask<DataResult<World[]>>(update, update.Version);
+    }
+
+    /// <summary>A read waiting in the lane or in a batch: its statements, how to read their results, and its completion.</summary>
     private abstract class LaneRead
     {
+        /// <summary>How many statements it adds to a batch.</summary>
+        public virtual int Statements => 1;
+
         public abstract void AddStatement(LaneConnection connection, NpgsqlBatchCommandCollection batch);
 
-        /// <summary>Reads the rows of its statement, the reader positioned on its result.</summary>
+        /// <summary>
+        /// Reads the rows of its statements, the reader positioned on the first one's result; it moves the reader on
+        /// to each of its other statements' results itself.
+        /// </summary>
         public abstract ValueTask ReadResultAsync(NpgsqlDataReader reader);
 
         public abstract void Complete();
@@ -158,5 +191,86 @@ internal sealed partial class DatabaseLane
         protected override void Clear() => _fortunes = s_none;
 
         protected override void Return() => Lane._freeFortunesReads.Push(this);
+    }
+
+    private sealed class WorldsRead(DatabaseLane lane) : LaneRead<World[]>(lane)
+    {
+        private World[] _worlds = [];
+
+        protected override World[] Result => _worlds;
+
+        public override int Statements => _worlds.Length;
+
+        public void Start(World[] worlds) => _worlds = worlds;
+
+        public override void AddStatement(LaneConnection connection, NpgsqlBatchCommandCollection batch)
+        {
+            foreach (World world in _worlds)
+            {
+                batch.Add(connection.NextWorldStatement(world.Id));
+            }
+        }
+
+        [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+        public override async ValueTask ReadResultAsync(NpgsqlDataReader reader)
+        {
+            World[] worlds = _worlds;
+            for (int i = 0; i < worlds.Length; i++)
+            {
+                if (i > 0 && !await reader.NextResultAsync())
+                {
+                    throw new InvalidOperationException("The batch returned fewer results than it had statements.");
+                }
+
+                // A missing row fails the read, and its other statements' results are still read, so the batch goes on.
+                if (await reader.ReadAsync())
+                {
+                    worlds[i] = new World(reader.GetInt32(0), reader.GetInt32(1));
+                }
+                else
+                {
+                    RecordFailure(DataFailure.MissingWorld(worlds[i].Id));
+                }
+            }
+        }
+
+        protected override void Clear() => _worlds = [];
+
+        protected override void Return() => Lane._freeWorldsReads.Push(this);
+    }
+
+    private sealed class WorldsUpdate(DatabaseLane lane) : LaneRead<World[]>(lane)
+    {
+        private World[] _worlds = [];
+
+        protected override World[] Result => _worlds;
+
+        public void Start(World[] worlds) => _worlds = worlds;
+
+        public override void AddStatement(LaneConnection connection, NpgsqlBatchCommandCollection batch)
+            => batch.Add(connection.NextUpdateStatement(_worlds));
+
+        /// <remarks>
+        /// The UPDATE returns the ids it changed: a statement without rows has no result for the reader to stop at, and
+        /// the batch's reads are read in order, one result each (<see cref="Database.UpdateSql"/>).
+        /// </remarks>
+        [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+        public override async ValueTask ReadResultAsync(NpgsqlDataReader reader)
+        {
+            int updated = 0;
+            while (await reader.ReadAsync())
+            {
+                updated++;
+            }
+
+            if (updated != _worlds.Length)
+            {
+                RecordFailure(Database.UpdatedTooFew(updated, _worlds.Length));
+            }
+        }
+
+        protected override void Clear() => _worlds = [];
+
+        protected override void Return() => Lane._freeWorldsUpdates.Push(this);
     }
 }

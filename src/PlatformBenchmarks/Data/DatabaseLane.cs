@@ -6,8 +6,9 @@ using Npgsql;
 namespace PlatformBenchmarks.Data;
 
 /// <summary>
-/// The single-statement reads of one transport loop (/db, /fortunes, a cache miss), written once per loop turn as one batch on connections the loop owns, and read
-/// back on the loop that sends the responses. Only the loop's own thread touches it, so it takes no lock.
+/// The database work of one transport loop (/db, /fortunes, a cache miss, the twenty reads of /queries and the reads and
+/// UPDATE of /updates), written once per loop turn as one batch on connections the loop owns, and read back on the loop
+/// that sends the responses. Only the loop's own thread touches it, so it takes no lock.
 /// </summary>
 /// <remarks>
 /// With a shared multiplexing pool a read crosses threads four times: the loop hands it to the pool's writer, the
@@ -24,8 +25,12 @@ namespace PlatformBenchmarks.Data;
 /// </remarks>
 internal sealed partial class DatabaseLane
 {
-    /// <summary>The most reads, each one statement, that one batch carries.</summary>
-    internal const int MaxStatements = 512;
+    /// <summary>
+    /// The most statements one batch carries: more than one request's (<see cref="World.MaxPerRequest"/>), and the
+    /// twenty of every request a loop has in flight at TFB's 512 connections, so that they wait one round at most
+    /// (docs/decisions/0018-multi-row-requests-in-the-loops-batches.md).
+    /// </summary>
+    internal const int MaxStatements = 4096;
 
     private static readonly Action<object?> s_flush = static state => ((DatabaseLane)state!).Flush();
 
@@ -34,6 +39,8 @@ internal sealed partial class DatabaseLane
     private readonly PipeScheduler _loop;
     private readonly int _threadId;
     private readonly Queue<LaneRead> _waiting = new();
+    // The statements of the reads in _waiting: a read of many rows counts as many.
+    private int _waitingStatements;
     private readonly int _maxWaiting;
     private readonly LaneConnection[] _connections;
     private bool _flushPosted;
@@ -56,12 +63,12 @@ internal sealed partial class DatabaseLane
     }
 
     /// <summary>
-    /// Whether a read may join the lane now: on the lane's own thread, before it closed, while fewer reads wait than one
-    /// more round of batches on every connection carries. A read refused because the lane is full goes through the shared
-    /// pool, which bounds its own waits: it still gets its rows, and the lane's memory stays bounded however slow the
+    /// Whether a read may join the lane now: on the lane's own thread, before it closed, while fewer statements wait than
+    /// one more round of batches on every connection carries. A read refused because the lane is full goes through the
+    /// shared pool, which bounds its own waits: it still gets its rows, and the lane's memory stays bounded however slow the
     /// database is (docs/decisions/0006-database-batches-per-loop.md, "A full lane").
     /// </summary>
-    public bool Accepts => OnOwnThread && !_closed && _waiting.Count < _maxWaiting;
+    public bool Accepts => OnOwnThread && !_closed && _waitingStatements < _maxWaiting;
 
     /// <summary>
     /// Closes the lane on its loop: the reads still waiting get <see cref="DataFailure.Closed"/>, idle connections close at
@@ -82,6 +89,7 @@ internal sealed partial class DatabaseLane
     private async Task CloseOnLoopAsync(TaskCompletionSource closed)
     {
         _closed = true;
+        _waitingStatements = 0;
         while (_waiting.TryDequeue(out LaneRead? read))
         {
             Deliver(read, DataFailure.Closed, null);
@@ -105,6 +113,7 @@ internal sealed partial class DatabaseLane
     {
         Debug.Assert(Accepts, "Only a read the lane accepts joins it.");
         _waiting.Enqueue(read);
+        _waitingStatements += read.Statements;
         PostFlush();
     }
 
@@ -131,7 +140,7 @@ internal sealed partial class DatabaseLane
 
             if (!connection.Busy)
             {
-                connection.Take(_waiting);
+                _waitingStatements -= connection.Take(_waiting);
                 _ = RunAsync(connection);
             }
         }

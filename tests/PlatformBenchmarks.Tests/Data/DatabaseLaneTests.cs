@@ -39,7 +39,7 @@ public sealed class DatabaseLaneTests : IDisposable
         await using Database database = Create();
         int[] table = await TestDatabase.ReadWorldTableAsync();
 
-        World[] worlds = (await _loop.RunAsync(_ => database.LoadWorldsAsync(count))).Value;
+        World[] worlds = (await _loop.RunAsync(loop => database.LoadWorldsAsync(count, loop))).Value;
 
         Assert.Equal(count, worlds.Length);
         Assert.All(worlds, world => Assert.Equal(table[world.Id], world.RandomNumber));
@@ -51,13 +51,17 @@ public sealed class DatabaseLaneTests : IDisposable
         await using Database database = Create();
         int[] table = await TestDatabase.ReadWorldTableAsync();
 
-        // More statements than one batch carries: the turn's reads go out over several batches, in order.
+        // More statements than one batch carries: the turn's reads go out over several batches, in order, each request's
+        // twenty reads whole in one of them.
         var calls = new List<Func<DataLoop, ValueTask<World[]>>>();
-        for (int i = 0; i < 700; i++)
+        for (int i = 0; i < 2000; i++)
         {
-            calls.Add(i % 10 == 5
-                ? async loop => (await database.LoadFortunesAsync(loop)).Value.Select(fortune => new World(fortune.Id, -1)).ToArray()
-                : async loop => [(await database.LoadSingleWorldAsync(loop)).Value]);
+            calls.Add((i % 10) switch
+            {
+                5 => async loop => (await database.LoadFortunesAsync(loop)).Value.Select(fortune => new World(fortune.Id, -1)).ToArray(),
+                7 => async loop => (await database.LoadWorldsAsync(20, loop)).Value,
+                _ => async loop => [(await database.LoadSingleWorldAsync(loop)).Value],
+            });
         }
 
         World[][] results = await _loop.RunTogetherAsync(calls);
@@ -71,8 +75,8 @@ public sealed class DatabaseLaneTests : IDisposable
             }
             else
             {
-                World world = Assert.Single(results[i]);
-                Assert.Equal(table[world.Id], world.RandomNumber);
+                Assert.Equal(i % 10 == 7 ? 20 : 1, results[i].Length);
+                Assert.All(results[i], world => Assert.Equal(table[world.Id], world.RandomNumber));
             }
         }
     }
@@ -95,6 +99,76 @@ public sealed class DatabaseLaneTests : IDisposable
         // Two turns: the flush, then the reply's return to the loop, in which the continuation ran at once, not posted again.
         Assert.Equal(2, turns);
         Assert.True(context, "the caller's continuation must run with no synchronization context, as it was called");
+    }
+
+    [Fact]
+    public async Task QueriesAndUpdatesOnALoopComeBackToItOncePerRoundTrip()
+    {
+        await using Database database = Create();
+        int[] table = await TestDatabase.ReadWorldTableAsync();
+
+        (World[] read, int readThread, int readTurns) = await _loop.RunAsync(async loop =>
+        {
+            int turnsBefore = _loop.PostedCount;
+            World[] worlds = (await database.LoadWorldsAsync(20, loop)).Value;
+            return (worlds, Environment.CurrentManagedThreadId, _loop.PostedCount - turnsBefore);
+        });
+        (World[] updated, int updateThread, int updateTurns) = await _loop.RunAsync(async loop =>
+        {
+            int turnsBefore = _loop.PostedCount;
+            World[] worlds = (await database.UpdateWorldsAsync(20, loop)).Value;
+            return (worlds, Environment.CurrentManagedThreadId, _loop.PostedCount - turnsBefore);
+        });
+
+        // The twenty reads: one flush, one return with all their rows; the update: that twice, the reads then the UPDATE.
+        Assert.Equal(_loop.ManagedThreadId, readThread);
+        Assert.Equal(2, readTurns);
+        Assert.Equal(_loop.ManagedThreadId, updateThread);
+        Assert.Equal(4, updateTurns);
+        Assert.All(read, world => Assert.Equal(table[world.Id], world.RandomNumber));
+        int[] after = await TestDatabase.ReadWorldTableAsync();
+        Assert.Equal(20, updated.Select(world => world.Id).Distinct().Count());
+        Assert.All(updated, world => Assert.Equal(after[world.Id], world.RandomNumber));
+        Assert.All(updated, world => Assert.NotEqual(table[world.Id], world.RandomNumber));
+    }
+
+    [Fact]
+    public async Task UpdatesStartedInOneTurnAllPersistTheirNumbers()
+    {
+        await using Database database = Create();
+
+        World[][] updates = await _loop.RunTogetherAsync(Enumerable.Range(0, 40)
+            .Select(_ => (Func<DataLoop, ValueTask<World[]>>)(async loop => (await database.UpdateWorldsAsync(20, loop)).Value))
+            .ToList());
+
+        // A row two requests updated holds the number of whichever committed last; every other row holds its request's.
+        int[] after = await TestDatabase.ReadWorldTableAsync();
+        World[] once = updates.SelectMany(rows => rows).GroupBy(world => world.Id).Where(group => group.Count() == 1).Select(group => group.Single()).ToArray();
+        Assert.True(once.Length > 700, "the ids should be random");
+        Assert.All(once, world => Assert.Equal(after[world.Id], world.RandomNumber));
+        Assert.Equal(0, database.DeadlockRetries);
+    }
+
+    [Fact]
+    public async Task AFullLaneCountsStatementsNotRequests()
+    {
+        await using Database database = Create(loopConnections: 1);
+        (FortuneLock held, Task<DataResult<List<Fortune>>> inFlight) = await HoldTheLanesConnectionAsync(database);
+        await using FortuneLock _ = held;
+
+        // The lane holds one more batch of statements: requests of 500 rows join it while fewer statements than a batch
+        // carries wait (the last of them taking it past), and the next goes through the shared pool.
+        int accepted = (DatabaseLane.MaxStatements + 499) / 500;
+        Task<(DataResult<World[]> Read, int Thread)[]> reads = _loop.RunTogetherAsync(Enumerable.Range(0, accepted + 1)
+            .Select(_ => (Func<DataLoop, ValueTask<(DataResult<World[]>, int)>>)(async loop => (await database.LoadWorldsAsync(500, loop), Environment.CurrentManagedThreadId)))
+            .ToList());
+        await _loop.TurnAsync();
+        await held.ReleaseAsync();
+
+        Assert.Equal(12, (await inFlight).Value.Count);
+        (DataResult<World[]> Read, int Thread)[] answers = await reads;
+        Assert.All(answers, answer => Assert.Equal(500, answer.Read.Value.Length));
+        Assert.Equal(Enumerable.Repeat(true, accepted).Append(false), answers.Select(answer => answer.Thread == _loop.ManagedThreadId));
     }
 
     [Fact]
@@ -210,11 +284,8 @@ public sealed class DatabaseLaneTests : IDisposable
     public async Task ReadsBeyondAFullLaneGoThroughThePoolAndAllGetTheirRows()
     {
         await using Database database = Create(loopConnections: 1);
-        Assert.Null((await _loop.RunAsync(database.LoadFortunesAsync)).Failure);
-        await using FortuneLock held = await FortuneLock.TakeAsync();
-        // The loop's one connection is busy with a batch that waits for the lock.
-        Task<DataResult<List<Fortune>>> inFlight = _loop.RunAsync(database.LoadFortunesAsync);
-        await _loop.TurnAsync();
+        (FortuneLock held, Task<DataResult<List<Fortune>>> inFlight) = await HoldTheLanesConnectionAsync(database);
+        await using FortuneLock _ = held;
 
         // One more batch's worth waits in the lane; the reads beyond it go to the shared pool.
         const int Beyond = 3;
@@ -265,6 +336,16 @@ public sealed class DatabaseLaneTests : IDisposable
         Assert.Same(DataFailure.Closed, (await _loop.RunAsync(database.LoadSingleWorldAsync)).Failure);
         Assert.Same(DataFailure.Closed, (await _loop.RunAsync(database.LoadFortunesAsync)).Failure);
         Assert.Same(DataFailure.Closed, (await database.LoadSingleWorldAsync()).Failure);
+    }
+
+    /// <summary>The loop's one connection made busy with a batch that waits for the fortune table's lock, which the caller holds.</summary>
+    private async Task<(FortuneLock Held, Task<DataResult<List<Fortune>>> InFlight)> HoldTheLanesConnectionAsync(Database database)
+    {
+        Assert.Null((await _loop.RunAsync(database.LoadFortunesAsync)).Failure);
+        FortuneLock held = await FortuneLock.TakeAsync();
+        Task<DataResult<List<Fortune>>> inFlight = _loop.RunAsync(database.LoadFortunesAsync);
+        await _loop.TurnAsync();
+        return (held, inFlight);
     }
 
     private static Func<DataLoop, ValueTask<World>> SingleWorld(Database database) => async loop => (await database.LoadSingleWorldAsync(loop)).Value;

@@ -60,9 +60,9 @@ internal sealed class TfbRoutes : IRouteModule
             case Fortunes:
                 return Tfb.Fortunes.HandleAsync(response, _database, LoopOf(request));
             case Queries:
-                return MultipleQueries.HandleAsync(response, _database, Count(in match, request, "queries"u8));
+                return MultipleQueries.HandleAsync(response, _database, Count(in match, request, "queries"u8), LoopOf(request));
             case Updates:
-                return Tfb.Updates.HandleAsync(response, _database, Count(in match, request, "queries"u8));
+                return Tfb.Updates.HandleAsync(response, _database, Count(in match, request, "queries"u8), LoopOf(request));
             case CachedWorlds:
             case CachedQueries:
                 return Tfb.CachedQueries.HandleAsync(response, _cache, Count(in match, request, "count"u8), LoopOf(request));

@@ -9,6 +9,7 @@ namespace PlatformBenchmarks.Endpoints.Tfb;
 /// </summary>
 internal static class Updates
 {
-    public static ValueTask HandleAsync(HttpResponse response, Database database, int count) =>
-        WorldsResponse.WriteAsync(response, database.UpdateWorldsAsync(count));
+    /// <param name="loop">The loop of the request's connection: the reads, then the UPDATE, join its batches.</param>
+    public static ValueTask HandleAsync(HttpResponse response, Database database, int count, DataLoop loop) =>
+        WorldsResponse.WriteAsync(response, database.UpdateWorldsAsync(count, loop));
 }
