@@ -22,22 +22,23 @@ internal sealed partial class Database
     /// each given a new random number that differs from its old one, all persisted by one UPDATE before this returns.
     /// </summary>
     /// <param name="loop">
-    /// The loop the caller runs on, if any: on its thread the reads join the loop's batch, then the UPDATE the batch after.
+    /// The loop the caller runs on, if any: on its thread the reads join the loop's batch; the UPDATE goes through the pool.
     /// </param>
     public ValueTask<DataResult<World[]>> UpdateWorldsAsync(int count, DataLoop loop = default)
     {
         ValidateCount(count);
         return Lane(loop) is { } lane
-            ? UpdateOnLoopAsync(lane, loop, DrawDistinctSortedIds(count))
+            ? UpdateOnLoopAsync(lane, DrawDistinctSortedIds(count))
             : CallAsync(count, static (database, count) => database.ReadAndUpdateWorldsAsync(count));
     }
 
     /// <summary>
-    /// The reads in one batch of the loop's lane, then the UPDATE in a later one: two round trips, each coming back to the
-    /// loop once (docs/decisions/0018-multi-row-requests-in-the-loops-batches.md).
+    /// The reads in one batch of the loop's lane, coming back to the loop once; then the UPDATE through the shared pool
+    /// (docs/decisions/0018-multi-row-requests-in-the-loops-batches.md: UPDATEs in the loop's batches ran one after another on
+    /// the lane's connection, waiting on the row locks of the other loop's, and cost more than the pool).
     /// </summary>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    private async ValueTask<DataResult<World[]>> UpdateOnLoopAsync(DatabaseLane lane, DataLoop loop, World[] worlds)
+    private async ValueTask<DataResult<World[]>> UpdateOnLoopAsync(DatabaseLane lane, World[] worlds)
     {
         DataResult<World[]> read = await lane.LoadWorldsAsync(worlds);
         if (read.Failure is not null)
@@ -46,14 +47,10 @@ internal sealed partial class Database
         }
 
         AssignNewRandomNumbers(worlds);
-        // Resumed on the loop, where the batch's reads complete; the lane may have filled or closed since, and the
-        // breaker opened: the UPDATE then goes through the pool, which answers for those.
-        return Lane(loop) is { } again
-            ? await again.UpdateWorldsAsync(worlds)
-            : await CallAsync(worlds, static (database, worlds) => database.WriteWorldsThroughPoolAsync(worlds));
+        return await CallAsync(worlds, static (database, worlds) => database.WriteWorldsThroughPoolAsync(worlds));
     }
 
-    /// <summary>The UPDATE of rows read on a loop, when the loop's lane cannot take it.</summary>
+    /// <summary>The UPDATE of rows read on a loop.</summary>
     private async ValueTask<DataResult<World[]>> WriteWorldsThroughPoolAsync(World[] worlds)
     {
         if (_multiplexing)
@@ -200,12 +197,9 @@ internal sealed partial class Database
     internal static string UpdateSql(int count) => s_updateSql[count] ??= BuildUpdateSql(count);
 
     /// <summary>
-    /// <c>UPDATE world SET randomnumber = v.r FROM (VALUES ($1::int, $2::int), ($3, $4), …) AS v(id, r) WHERE world.id = v.id
-    /// RETURNING world.id</c>: one statement for all the rows, each row with its own value (bulk updates are allowed,
-    /// docs/tfb-rules.md §4.4). The text must not contain "select": the query-count check would count the updated rows as
-    /// rows read too (§6). It returns the ids it changed so that, in a loop's batch, it has a result for the reader to
-    /// stop at, as the reads do (Npgsql's reader passes over the statements that return no rows); the pool's path
-    /// sends the same text, so one prepared statement per row count serves both.
+    /// <c>UPDATE world SET randomnumber = v.r FROM (VALUES ($1::int, $2::int), ($3, $4), …) AS v(id, r) WHERE world.id = v.id</c>:
+    /// one statement for all the rows, each row with its own value (bulk updates are allowed, docs/tfb-rules.md §4.4). The text
+    /// must not contain "select": the query-count check would count the updated rows as rows read too (§6).
     /// </summary>
     private static string BuildUpdateSql(int count)
     {
@@ -215,6 +209,6 @@ internal sealed partial class Database
             sql.Append(", ($").Append((2 * i) + 1).Append(", $").Append((2 * i) + 2).Append(')');
         }
 
-        return sql.Append(") AS v(id, r) WHERE world.id = v.id RETURNING world.id").ToString();
+        return sql.Append(") AS v(id, r) WHERE world.id = v.id").ToString();
     }
 }

@@ -13,11 +13,9 @@ internal sealed partial class DatabaseLane
     {
         private readonly List<NpgsqlBatchCommand> _worldStatements = [];
         private readonly List<NpgsqlBatchCommand> _fortuneStatements = [];
-        private readonly List<NpgsqlBatchCommand> _updateStatements = [];
         private NpgsqlConnection? _connection;
         private int _worldsUsed;
         private int _fortunesUsed;
-        private int _updatesUsed;
         private int _outagesAtOpen;
 
         public LaneRead[] Reads { get; } = new LaneRead[MaxStatements];
@@ -67,7 +65,6 @@ internal sealed partial class DatabaseLane
             batch.BatchCommands.Clear();
             _worldsUsed = 0;
             _fortunesUsed = 0;
-            _updatesUsed = 0;
             for (int i = 0; i < Count; i++)
             {
                 Reads[i].AddStatement(this, batch.BatchCommands);
@@ -98,39 +95,6 @@ internal sealed partial class DatabaseLane
             return _fortuneStatements[_fortunesUsed++];
         }
 
-        /// <summary>The bulk UPDATE of <paramref name="worlds"/>, its statement reused when the last one at its place had as many rows.</summary>
-        public NpgsqlBatchCommand NextUpdateStatement(World[] worlds)
-        {
-            if (_updatesUsed == _updateStatements.Count)
-            {
-                _updateStatements.Add(CreateUpdateStatement(worlds.Length));
-            }
-            else if (_updateStatements[_updatesUsed].Parameters.Count != 2 * worlds.Length)
-            {
-                _updateStatements[_updatesUsed] = CreateUpdateStatement(worlds.Length);
-            }
-
-            NpgsqlBatchCommand statement = _updateStatements[_updatesUsed++];
-            for (int i = 0; i < worlds.Length; i++)
-            {
-                ((NpgsqlParameter<int>)statement.Parameters[2 * i]).TypedValue = worlds[i].Id;
-                ((NpgsqlParameter<int>)statement.Parameters[(2 * i) + 1]).TypedValue = worlds[i].RandomNumber;
-            }
-
-            return statement;
-        }
-
-        private static NpgsqlBatchCommand CreateUpdateStatement(int count)
-        {
-            var statement = new NpgsqlBatchCommand(Database.UpdateSql(count));
-            for (int i = 0; i < 2 * count; i++)
-            {
-                statement.Parameters.Add(new NpgsqlParameter<int>());
-            }
-
-            return statement;
-        }
-
         /// <summary>After a failure: the connection may be broken or out of step, so it goes, and the next batch opens another.</summary>
         public async ValueTask DropAsync()
         {
@@ -139,7 +103,6 @@ internal sealed partial class DatabaseLane
             Batch = null;
             _worldStatements.Clear();
             _fortuneStatements.Clear();
-            _updateStatements.Clear();
             if (connection is not null)
             {
                 try

@@ -9,7 +9,6 @@ internal sealed partial class DatabaseLane
     private readonly Stack<WorldRead> _freeWorldReads = new();
     private readonly Stack<FortunesRead> _freeFortunesReads = new();
     private readonly Stack<WorldsRead> _freeWorldsReads = new();
-    private readonly Stack<WorldsUpdate> _freeWorldsUpdates = new();
 
     /// <summary>One row by id (the db test's read), in the loop's next batch.</summary>
     public ValueTask<DataResult<World>> LoadWorldAsync(int id)
@@ -40,18 +39,6 @@ internal sealed partial class DatabaseLane
         read.Start(worlds);
         Enqueue(read);
         return new ValueTask<DataResult<World[]>>(read, read.Version);
-    }
-
-    /// <summary>
-    /// <paramref name="worlds"/>' new random numbers persisted by the one bulk UPDATE (docs/tfb-rules.md §4.4), in the
-    /// loop's next batch; completes once PostgreSQL has executed it.
-    /// </summary>
-    public ValueTask<DataResult<World[]>> UpdateWorldsAsync(World[] worlds)
-    {
-        WorldsUpdate update = _freeWorldsUpdates.TryPop(out WorldsUpdate? free) ? free : new WorldsUpdate(this);
-        update.Start(worlds);
-        Enqueue(update);
-        return new ValueTask<DataResult<World[]>>(update, update.Version);
     }
 
     /// <summary>A read waiting in the lane or in a batch: its statements, how to read their results, and its completion.</summary>
@@ -237,40 +224,5 @@ internal sealed partial class DatabaseLane
         protected override void Clear() => _worlds = [];
 
         protected override void Return() => Lane._freeWorldsReads.Push(this);
-    }
-
-    private sealed class WorldsUpdate(DatabaseLane lane) : LaneRead<World[]>(lane)
-    {
-        private World[] _worlds = [];
-
-        protected override World[] Result => _worlds;
-
-        public void Start(World[] worlds) => _worlds = worlds;
-
-        public override void AddStatement(LaneConnection connection, NpgsqlBatchCommandCollection batch)
-            => batch.Add(connection.NextUpdateStatement(_worlds));
-
-        /// <remarks>
-        /// The UPDATE returns the ids it changed: a statement without rows has no result for the reader to stop at, and
-        /// the batch's reads are read in order, one result each (<see cref="Database.UpdateSql"/>).
-        /// </remarks>
-        [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-        public override async ValueTask ReadResultAsync(NpgsqlDataReader reader)
-        {
-            int updated = 0;
-            while (await reader.ReadAsync())
-            {
-                updated++;
-            }
-
-            if (updated != _worlds.Length)
-            {
-                RecordFailure(Database.UpdatedTooFew(updated, _worlds.Length));
-            }
-        }
-
-        protected override void Clear() => _worlds = [];
-
-        protected override void Return() => Lane._freeWorldsUpdates.Push(this);
     }
 }
