@@ -62,10 +62,6 @@ internal sealed partial class Database
         return await WriteWorldsAsync(worlds, connection);
     }
 
-    /// <summary>The answer when the UPDATE changed fewer rows than it named: only a row deleted since the read does that.</summary>
-    internal static DataFailure UpdatedTooFew(int updated, int expected)
-        => new(DataOutcome.MissingRow, $"the UPDATE changed {updated} world rows instead of {expected}: is the database loaded?");
-
     private async ValueTask<DataResult<World[]>> ReadAndUpdateWorldsAsync(int count)
     {
         World[] worlds = DrawDistinctSortedIds(count);
@@ -190,7 +186,9 @@ internal sealed partial class Database
 
             commands.Return(command);
             // The rows were read a moment ago, so only a row deleted since leaves one unchanged.
-            return updated == worlds.Length ? worlds : UpdatedTooFew(updated, worlds.Length);
+            return updated == worlds.Length
+                ? worlds
+                : new DataFailure(DataOutcome.MissingRow, $"the UPDATE changed {updated} world rows instead of {worlds.Length}: is the database loaded?");
         }
     }
 
