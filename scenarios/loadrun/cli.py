@@ -30,7 +30,7 @@ import urllib.parse
 from pathlib import Path
 
 from loadrun.chart import draw
-from loadrun.model import ALIASES, ARENA_TESTS, DEFAULT_TFB_CONFIG, PROFILES, ROOT, TESTS, TFB_TESTS, RunError, Target
+from loadrun.model import ALIASES, ARENA_TESTS, DEFAULT_TFB_CONFIG, PROFILES, QUERY_CONNECTIONS, ROOT, TESTS, TFB_TESTS, RunError, Target
 from loadrun.processes import CommandServer, LocalServer, say, start_database
 from loadrun.report import markdown
 from loadrun.runner import Runner, tfb_urls
@@ -147,11 +147,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="override levels, by TFB method or HttpArena test, e.g. 'concurrency=64,256;pipeline=1024' "
                              "or 'static=256;upload=8'")
     parser.add_argument("--threads", type=int, help="wrk threads at most (default: the number of CPUs, as TFB)")
+    parser.add_argument("--query-connections", type=int, default=QUERY_CONNECTIONS, metavar="N",
+                        help=f"connections of the queries, updates and cached levels (default: TFB's {QUERY_CONNECTIONS})")
     parser.add_argument("--sessions", action="store_true",
                         help="start each server in a session of its own (setsid): with the scheduler's autogroups it "
                              "then gets one CPU share against wrk's and each database backend's, a starved regime")
     parser.add_argument("--no-pauses", action="store_true", help="skip TFB's sleeps between runs (tests only)")
     args = parser.parse_args(argv)
+    if args.query_connections < 1:
+        parser.error("--query-connections must be at least 1")
     groups = {"all": list(TFB_TESTS), "arena": list(ARENA_TESTS)}
     names = [name for part in args.tests.split(",")
              for name in groups.get(part.strip(), [ALIASES.get(part.strip(), part.strip())])]

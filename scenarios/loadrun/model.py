@@ -36,14 +36,14 @@ TFB_TESTS = {
         TestType("plaintext", "plaintext_url", "pipeline", ACCEPT_PLAINTEXT, False, "connections (16 pipelined)"),
         TestType("json", "json_url", "concurrency", ACCEPT_JSON, False, "connections"),
         TestType("db", "db_url", "concurrency", ACCEPT_JSON, True, "connections"),
-        TestType("queries", "query_url", "query", ACCEPT_JSON, True, "queries per request (512 connections)"),
-        TestType("updates", "update_url", "query", ACCEPT_JSON, True, "updates per request (512 connections)"),
+        TestType("queries", "query_url", "query", ACCEPT_JSON, True, "queries per request"),
+        TestType("updates", "update_url", "query", ACCEPT_JSON, True, "updates per request"),
         TestType("fortunes", "fortune_url", "concurrency", ACCEPT_JSON, True, "connections"),
-        TestType("cached", "cached_query_url", "cached", ACCEPT_JSON, True, "cached rows per request (512 connections)"),
+        TestType("cached", "cached_query_url", "cached", ACCEPT_JSON, True, "cached rows per request"),
     ]
 }
 PIPELINE_DEPTH = 16
-QUERY_CONNECTIONS = 512  # query.sh: every query, update and cached level runs at the maximum concurrency
+QUERY_CONNECTIONS = 512  # query.sh: every query, update and cached level runs at the maximum concurrency (--query-connections)
 
 
 @dataclasses.dataclass(frozen=True)

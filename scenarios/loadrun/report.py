@@ -24,6 +24,14 @@ def fmt_ms(value: float | None) -> str:
     return f"{value:.2f}" if value < 10 else f"{value:.1f}" if value < 100 else f"{value:.0f}"
 
 
+def level_unit(test, rows: list[dict]) -> str:
+    """What a level means; a level of rows per request names the connections its runs had (TFB's 512 by default)."""
+    if test.method not in ("query", "cached"):
+        return test.level_unit
+    counts = sorted({run["connections"] for run in rows})
+    return f"{test.level_unit} ({', '.join(str(count) for count in counts)} connections)"
+
+
 def measured(document: dict) -> list[dict]:
     return [run for run in document["runs"] if run["phase"] == "level"]
 
@@ -54,7 +62,7 @@ def markdown(document: dict) -> str:
         rows = [run for run in runs if run["test"] == name]
         if not rows:
             continue
-        lines += [f"## {name}: every measurement", "", f"Level: {test.level_unit}.", "",
+        lines += [f"## {name}: every measurement", "", f"Level: {level_unit(test, rows)}.", "",
                   "| Round | Level | Target | Requests/s | p50 ms | p75 ms | p90 ms | p99 ms | Socket errors c/r/w/t | Non-2xx "
                   "| Server CPU µs/resp | wrk CPU µs/resp |",
                   "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -128,7 +136,7 @@ def comparison(document: dict) -> list[str]:
             continue
         header = "| Level | " + " | ".join(f"{target} req/s | {target} CPU µs" for target in targets)
         header += " | " + " | ".join(f"{other} / {base} req/s | {other} / {base} CPU" for other in others) + " |"
-        lines += [f"### {name}", "", f"Level: {test.level_unit}.", "", header,
+        lines += [f"### {name}", "", f"Level: {level_unit(test, [run for run in measured(document) if run['test'] == name])}.", "", header,
                   "|---:|" + "---:|" * (2 * len(targets) + 2 * len(others))]
         for level in levels:
             cells = []

@@ -17,7 +17,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from loadrun.model import (ARENA_SCRIPT, PIPELINE_DEPTH, PIPELINE_SCRIPT, PROFILES, QUERY_CONNECTIONS, ROOT, TFB_TESTS,
+from loadrun.model import (ARENA_SCRIPT, PIPELINE_DEPTH, PIPELINE_SCRIPT, PROFILES, ROOT, TFB_TESTS,
                            ArenaTest, RunError, Target, TestType)
 from loadrun.processes import children_cpu_seconds, cpu_seconds, say, unverified_tls
 from loadrun.report import fmt_ms
@@ -131,7 +131,7 @@ class Runner:
         self.prime_and_warm(target, test, warm_url, 512)
         for index, level in enumerate(levels):
             if test.method in ("query", "cached"):
-                self.wrk(target, test, "level", base + str(level), QUERY_CONNECTIONS, self.nproc, self.duration, level)
+                self.wrk(target, test, "level", base + str(level), self.args.query_connections, self.nproc, self.duration, level)
             else:
                 pipeline = PIPELINE_DEPTH if test.method == "pipeline" else 1
                 self.wrk(target, test, "level", base, level, min(level, self.nproc), self.duration, level, pipeline)

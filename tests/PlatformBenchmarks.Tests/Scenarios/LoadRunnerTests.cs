@@ -131,6 +131,24 @@ public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
             .Select(g => (string?)g.Attribute("id")).OfType<string>().Where(id => id.StartsWith("bar ", StringComparison.Ordinal))];
 
     [Fact]
+    public async Task QueryConnectionsSetsTheConnectionsOfTheRowsPerRequestLevelsAndTheReportNamesThem()
+    {
+        ProcessResult result = await RunAsync(server.BaseAddress.ToString(), "cached,json", "--levels", "cached=2;concurrency=6", "--query-connections", "4");
+
+        Assert.True(result.ExitCode == 0, result.ToString());
+        using var document = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "results.json")));
+        JsonElement[] levels = [.. document.RootElement.GetProperty("runs").EnumerateArray().Where(r => r.GetProperty("phase").GetString() == "level")];
+        Assert.Equal(["cached 2 4", "json 6 6"],
+            levels.Select(r => $"{r.GetProperty("test").GetString()} {r.GetProperty("level").GetInt32()} {r.GetProperty("connections").GetInt32()}"));
+        string report = await File.ReadAllTextAsync(Path.Combine(_out, "results.md"));
+        Assert.Contains("Level: cached rows per request (4 connections).", report, StringComparison.Ordinal);
+
+        ProcessResult refused = await RunAsync(server.BaseAddress.ToString(), "cached", "--query-connections", "0");
+        Assert.True(refused.ExitCode == 2, refused.ToString());
+        Assert.Contains("--query-connections must be at least 1", refused.Error, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task ARunFailsLoudlyWhenTheServerAnswersWithAnError()
     {
         // A base URL under a path the server does not serve: every request answers 404.
