@@ -1,14 +1,17 @@
 """Local load runs with TechEmpower's method (docs/tfb-rules.md section 9), the standard library and, for the chart, matplotlib.
 
-    scenarios/run.sh [--profile short|full] [--tests plaintext,json,...|all|arena] [--rounds N]
+    scenarios/run.sh [--profile short|full] [--tests plaintext,json,...|all|arena|echo-ws] [--rounds N] [--gcannon PATH]
                      [--url [NAME=]URL [--pid PID | --start COMMAND]]... [--self] [--baseline NAME] [--out DIR]
                      [--arena-data DIR]
     python3 scenarios/loadrun parse-wrk < wrk-output.txt     (the parser alone, as JSON)
+    python3 scenarios/loadrun parse-gcannon CONNECTIONS < gcannon-json-output.txt
     python3 scenarios/loadrun report DIR                     (rewrite results.md and the chart from results.json)
 
 Each selected test runs, for each target, TFB's sequence: a primer, a warm-up, then the measured levels, with wrk,
 TFB's headers and TFB's sleeps; HttpArena's HTTP/1.1 profiles (baseline, pipelined, json-arena, ...) run the same
-sequence with the venue's requests, connection counts and reconnections (scenarios/arena.lua). Per level it records
+sequence with the venue's requests, connection counts and reconnections (scenarios/arena.lua), and its echo-ws profile
+with the venue's own load generator in WebSocket mode (gcannon --ws, its path given with --gcannon), an echo counting
+as a response. Per level it records
 requests/s, latency percentiles, socket errors, non-2xx responses and, when it knows the server's process, the
 server's CPU time per response. With several targets, they take turns test by test, and --rounds repeats the whole
 sequence; the report then compares them level by level, with ratios against a baseline. It writes results.json (after
@@ -30,6 +33,7 @@ import urllib.parse
 from pathlib import Path
 
 from loadrun.chart import draw
+from loadrun.gcannon import parse_gcannon
 from loadrun.model import ALIASES, ARENA_TESTS, DEFAULT_TFB_CONFIG, PROFILES, QUERY_CONNECTIONS, ROOT, TESTS, TFB_TESTS, RunError, Target
 from loadrun.processes import CommandServer, LocalServer, say, start_database
 from loadrun.report import markdown
@@ -146,6 +150,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--levels", type=parse_levels, metavar="KEY=N,..;...",
                         help="override levels, by TFB method or HttpArena test, e.g. 'concurrency=64,256;pipeline=1024' "
                              "or 'static=256;upload=8'")
+    parser.add_argument("--gcannon", type=Path, metavar="PATH",
+                        help="the venue's load generator (github.com/MDA2AV/gcannon, built outside this repository), "
+                             "which the echo-ws test drives in its WebSocket mode")
     parser.add_argument("--threads", type=int, help="wrk threads at most (default: the number of CPUs, as TFB)")
     parser.add_argument("--query-connections", type=int, default=QUERY_CONNECTIONS, metavar="N",
                         help=f"connections of the queries, updates and cached levels (default: TFB's {QUERY_CONNECTIONS})")
@@ -156,13 +163,18 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.query_connections < 1:
         parser.error("--query-connections must be at least 1")
-    groups = {"all": list(TFB_TESTS), "arena": list(ARENA_TESTS)}
+    # 'arena' is the profiles wrk drives; echo-ws needs the venue's own load generator (--gcannon) and is named alone.
+    groups = {"all": list(TFB_TESTS), "arena": [name for name, test in ARENA_TESTS.items() if not test.websocket]}
     names = [name for part in args.tests.split(",")
              for name in groups.get(part.strip(), [ALIASES.get(part.strip(), part.strip())])]
     unknown = [n for n in names if n not in TESTS]
     if unknown:
         parser.error(f"unknown test(s) {', '.join(unknown)}; choose from {', '.join(TESTS)}, all or arena")
     args.test_types = [TESTS[n] for n in names]
+    if any(getattr(t, "websocket", False) for t in args.test_types):
+        if args.gcannon is None or not os.access(args.gcannon, os.X_OK):
+            parser.error("echo-ws runs the venue's gcannon in its WebSocket mode: give its path with --gcannon PATH "
+                         "(built from github.com/MDA2AV/gcannon outside this repository)")
     args.url_targets = getattr(args, "url_targets", None) or []
     if args.rounds < 1:
         parser.error("--rounds must be 1 or more")
@@ -179,6 +191,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["parse-wrk"]:
         print(json.dumps(parse_wrk(sys.stdin.read()), indent=2))
+        return 0
+    if argv[:1] == ["parse-gcannon"]:
+        print(json.dumps(parse_gcannon(sys.stdin.read(), int(argv[1])), indent=2))
         return 0
     if argv[:1] == ["report"]:
         out_dir = Path(argv[1])

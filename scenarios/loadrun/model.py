@@ -78,6 +78,9 @@ class ArenaTest:
     headers: tuple[str, ...] = ()  # on every request, beside the Host that wrk sends
     checks: tuple[str, ...] = ()  # arena.lua's checks of every response; each makes wrk keep the bodies, so cheap ones
     uses_database: bool = False
+    # Driven by the venue's own load generator in WebSocket mode (gcannon --ws, from --gcannon PATH) instead of wrk: the
+    # first request's path is upgraded, then each connection keeps one "hello" text frame in flight.
+    websocket: bool = False
 
     @property
     def method(self) -> str:
@@ -133,6 +136,8 @@ ARENA_TESTS = {
                   tuple(ArenaRequest("get", f"/async-db?min=10&max=50&limit={limit}") for limit in (5, 10, 20, 35, 50)),
                   "connections (/async-db, limits 5 to 50 in turn, a new connection per 25 requests)",
                   reconnect_every=25, checks=('match="count":[1-9]',), uses_database=True),
+        ArenaTest("echo-ws", "echo-ws", (512, 4096, 16384), (ArenaRequest("get", "/ws"),),
+                  "connections (WebSocket on /ws, one 'hello' text frame in flight each; gcannon --ws)", websocket=True),
     ]
 }
 

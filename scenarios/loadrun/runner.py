@@ -19,6 +19,7 @@ from pathlib import Path
 
 from loadrun.model import (ARENA_SCRIPT, PIPELINE_DEPTH, PIPELINE_SCRIPT, PROFILES, ROOT, TFB_TESTS,
                            ArenaTest, RunError, Target, TestType)
+from loadrun.gcannon import parse_gcannon, websocket_echo_problem
 from loadrun.processes import children_cpu_seconds, cpu_seconds, say, unverified_tls
 from loadrun.report import fmt_ms
 from loadrun.wrk import parse_wrk, problems_of
@@ -67,6 +68,22 @@ class Runner:
             seconds: int, level: int | None, pipeline: int = 1) -> dict:
         command = (["wrk", *header_options(test), "--latency", "-d", str(seconds), "-c", str(connections), "--timeout", "8",
                     "-t", str(threads), url] + script_options(test, pipeline))
+        return self.measure(target, test, phase, url, connections, threads, seconds, level, pipeline, command, parse_wrk,
+                            "requests/s", "response")
+
+    def gcannon(self, target: Target, test: ArenaTest, phase: str, url: str, connections: int, threads: int,
+                seconds: int, level: int | None) -> dict:
+        """One run of the venue's load generator in WebSocket mode: each connection upgrades, then keeps one frame in
+        flight; an echo counts as a response, so the report's figures read per echo."""
+        command = [str(self.args.gcannon), url, "--ws", "-c", str(connections), "-t", str(threads), "-d", f"{seconds}s",
+                   "--json"]
+        return self.measure(target, test, phase, url, connections, threads, seconds, level, 1, command,
+                            lambda output: parse_gcannon(output, connections), "echoes/s", "echo")
+
+    def measure(self, target: Target, test: TestType | ArenaTest, phase: str, url: str, connections: int, threads: int,
+                seconds: int, level: int | None, pipeline: int, command: list[str], parse, rate: str, unit: str) -> dict:
+        """Runs the load generator's command, with the server's CPU time around it on a measured level, and records the
+        run with what parse reads from its output (parse_wrk's figures)."""
         label = (f"r{self.round}-" if self.args.rounds > 1 else "") + f"{target.name}-{test.name}-{phase}" + (f"-{level}" if level is not None else "")
         say(f"{label}: {shlex.join(command)}")
         measure = phase == "level" and target.pid is not None
@@ -79,7 +96,7 @@ class Runner:
         raw.write_text(shlex.join(command) + "\n\n" + finished.stdout + finished.stderr, encoding="utf-8")
         run = {"round": self.round, "target": target.name, "test": test.name, "phase": phase, "level": level, "url": url,
                "connections": connections, "threads": threads, "pipeline": pipeline, "duration_s": seconds,
-               **parse_wrk(finished.stdout), "exit_code": finished.returncode,
+               **parse(finished.stdout), "exit_code": finished.returncode,
                "server_cpu_s": server_cpu, "wrk_cpu_s": client_cpu, "raw": str(raw.relative_to(self.out_dir))}
         responses = run["requests"] or 0
         run["server_cpu_us_per_response"] = server_cpu * 1e6 / responses if server_cpu is not None and responses else None
@@ -92,9 +109,16 @@ class Runner:
                       + f" (see {run['raw']})")
         elif phase == "level":
             cpu = run["server_cpu_us_per_response"]
-            say(f"{label}: {run['rps']:,.0f} requests/s, p99 {fmt_ms(run['latency_ms'].get('p99'))} ms"
-                + (f", server {cpu:.2f} us CPU per response" if cpu is not None else ""))
+            say(f"{label}: {run['rps']:,.0f} {rate}, p99 {fmt_ms(run['latency_ms'].get('p99'))} ms"
+                + (f", server {cpu:.2f} us CPU per {unit}" if cpu is not None else ""))
         return run
+
+    def websocket_preflight(self, target: Target, test: ArenaTest, url: str) -> bool:
+        """The upgrade and one echo before the load, as the venue's validation does them first."""
+        problem = websocket_echo_problem(url)
+        if problem:
+            self.fail(target, test.name, f"WebSocket {url}: {problem}: not measured")
+        return problem is None
 
     def preflight(self, target: Target, test: TestType | ArenaTest, url: str) -> bool:
         """One request before the load: a missing route fails here in a second, with its status in the message. For an
@@ -145,12 +169,30 @@ class Runner:
         levels = self.levels(test)
         # The URL names the first request (wrk takes the server from it); arena.lua sends the whole mix.
         url = target.base_url.rstrip("/") + test.requests[0].path
+        if test.websocket:
+            self.run_websocket_test(target, test, url, levels)
+            return
         if not self.preflight(target, test, url):
             return
         say(f"== {target.name} {test.name}: HttpArena's {test.profile} profile at {target.base_url}")
         self.prime_and_warm(target, test, url, min(512, max(levels)))
         for index, level in enumerate(levels):
             self.wrk(target, test, "level", url, level, min(level, self.nproc), self.duration, level, test.pipeline)
+            if index < len(levels) - 1:
+                self.pause(self.profile.level_pause)
+
+    def run_websocket_test(self, target: Target, test: ArenaTest, url: str, levels: list[int]) -> None:
+        """The same sequence with gcannon --ws: primer, warm-up at the lowest level, then the levels."""
+        if not self.websocket_preflight(target, test, url):
+            return
+        say(f"== {target.name} {test.name}: HttpArena's {test.profile} profile at {url}, gcannon --ws")
+        self.gcannon(target, test, "primer", url, 8, min(8, self.nproc), self.args.primer or self.profile.primer, None)
+        self.pause(self.profile.primer_pause)
+        warm = min(levels)
+        self.gcannon(target, test, "warmup", url, warm, min(warm, self.nproc), self.args.warmup or self.profile.warmup, None)
+        self.pause(self.profile.warmup_pause)
+        for index, level in enumerate(levels):
+            self.gcannon(target, test, "level", url, level, min(level, self.nproc), self.duration, level)
             if index < len(levels) - 1:
                 self.pause(self.profile.level_pause)
 

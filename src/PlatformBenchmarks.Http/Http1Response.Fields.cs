@@ -19,6 +19,8 @@ internal sealed partial class Http1Response
 
     private static ReadOnlySpan<byte> Crlf => "\r\n"u8;
 
+    private static ReadOnlySpan<byte> SwitchingToWebSocket => "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "u8;
+
     private static ReadOnlySpan<byte> ContinueStatusLine => "HTTP/1.1 100 Continue\r\n"u8;
 
     /// <summary>The status line of each status this server sends. Responses are HTTP/1.1 whatever the request's minor version (RFC 9110 §6.2).</summary>
@@ -31,6 +33,7 @@ internal sealed partial class Http1Response
         HttpStatus.RequestTimeout => "HTTP/1.1 408 Request Timeout\r\n"u8,
         HttpStatus.ContentTooLarge => "HTTP/1.1 413 Content Too Large\r\n"u8,
         HttpStatus.UriTooLong => "HTTP/1.1 414 URI Too Long\r\n"u8,
+        HttpStatus.UpgradeRequired => "HTTP/1.1 426 Upgrade Required\r\n"u8,
         HttpStatus.RequestHeaderFieldsTooLarge => "HTTP/1.1 431 Request Header Fields Too Large\r\n"u8,
         HttpStatus.NotImplemented => "HTTP/1.1 501 Not Implemented\r\n"u8,
         HttpStatus.ServiceUnavailable => "HTTP/1.1 503 Service Unavailable\r\n"u8,

@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.IO.Pipelines;
 using System.Runtime.CompilerServices;
+using PlatformBenchmarks.Http.WebSockets;
 
 namespace PlatformBenchmarks.Http;
 
@@ -31,6 +32,12 @@ internal sealed partial class Http1Response : HttpResponse
 
     /// <summary>Whether the connection stays open after the response that was just written.</summary>
     public bool KeepAlive => _keepAlive;
+
+    /// <summary>
+    /// The handler the connection switches to once the request is answered; null unless a handshake was accepted. Set
+    /// with <see cref="KeepAlive"/> false, so the connection looks at it only on the way that ends HTTP/1.1.
+    /// </summary>
+    internal IWebSocketHandler? WebSocketHandler { get; private set; }
 
     internal void Reset(in RequestHead head)
     {
@@ -67,6 +74,22 @@ internal sealed partial class Http1Response : HttpResponse
     {
         _keepAlive = false;
         WriteResponse(status, TextPlain, reason, allow: default, fields: null);
+    }
+
+    /// <summary>RFC 6455 §4.2.2: 101 with Upgrade, Connection and Sec-WebSocket-Accept; nothing after it is HTTP.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private protected override bool TrySwitchToWebSocket(ReadOnlySpan<byte> accept, IWebSocketHandler handler)
+    {
+        ReadOnlySpan<byte> head = SwitchingToWebSocket;
+        Span<byte> span = _output.GetSpan(head.Length + accept.Length + 4);
+        head.CopyTo(span);
+        accept.CopyTo(span.Slice(head.Length));
+        "\r\n\r\n"u8.CopyTo(span.Slice(head.Length + accept.Length));
+        _output.Advance(head.Length + accept.Length + 4);
+        _keepAlive = false;
+        WebSocketHandler = handler;
+        HasWritten = true;
+        return true;
     }
 
     private protected override void WriteResponse(HttpStatus status, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> body, ReadOnlySpan<byte> allow, ResponseFields? fields)

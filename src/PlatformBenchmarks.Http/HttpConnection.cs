@@ -2,6 +2,7 @@ using System.Buffers;
 using System.IO.Pipelines;
 using System.Runtime.CompilerServices;
 using Microsoft.Extensions.Logging;
+using PlatformBenchmarks.Http.WebSockets;
 
 namespace PlatformBenchmarks.Http;
 
@@ -138,6 +139,7 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
             ReadOnlySequence<byte> buffer = _input.Unread;
             bool keepOpen = true;
             bool linger = false;
+            bool upgraded = false;
             while (true)
             {
                 Step step = ProcessNext(ref buffer, out ValueTask pending);
@@ -183,6 +185,13 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
 
                 if (!_response.KeepAlive)
                 {
+                    if (_response.WebSocketHandler is not null)
+                    {
+                        // The handshake was accepted: whatever follows it is the WebSocket's.
+                        upgraded = true;
+                        break;
+                    }
+
                     // Bytes behind the last answered request, or a body still arriving, show the client is still
                     // sending; otherwise close at once (an HTTP/1.0 or Connection: close client that sent one request
                     // is not kept waiting).
@@ -194,6 +203,12 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
 
             // Everything before buffer.Start is answered; the rest is a request still arriving.
             _input.Unread = buffer;
+            if (upgraded)
+            {
+                await RunWebSocketAsync();
+                return;
+            }
+
             _input.Release();
             _parser.ReleaseScratch();
 
@@ -222,6 +237,25 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
             // idle connections to the server, and TFB forbids a keep-alive limit.
             timeout = _state == State.DrainingBody ? _clock.WaitForBody() : buffer.IsEmpty ? default : _clock.WaitForHead();
         }
+    }
+
+    /// <summary>
+    /// The connection switches to WebSocket (RFC 6455 §4.2.2) on the same loop and input: the 101 is sent, and the
+    /// codec starts with the bytes the client sent behind the handshake, still in hand.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private async Task RunWebSocketAsync()
+    {
+        _parser.ReleaseScratch();
+        _hasOutput = false;
+        FlushResult flush = await _output.FlushAsync();
+        if (flush.IsCompleted || flush.IsCanceled)
+        {
+            return;
+        }
+
+        var codec = new WebSocketConnection(_input, _output, _response.WebSocketHandler!, _context, _logger);
+        await codec.RunAsync(stopping: _input.IsCanceled);
     }
 
     /// <summary>Parses and answers the next request in <paramref name="buffer"/>, slicing off what it used.</summary>

@@ -47,6 +47,18 @@ public sealed class HttpLimits
     /// <summary>The longest such a closing connection is kept, however long the client keeps sending.</summary>
     public TimeSpan MaxLingerTime { get; set; } = TimeSpan.FromSeconds(5);
 
+    /// <summary>
+    /// The largest WebSocket message a client may send, its frames' payloads together: a frame that would pass it closes
+    /// the connection with 1009 (RFC 6455 §7.4.1) as soon as its header arrives, before any of it is buffered.
+    /// </summary>
+    public long MaxWebSocketMessageSize { get; set; } = 1024 * 1024;
+
+    /// <summary>
+    /// How long a WebSocket may go without a byte from the client before the server closes it (1001). Ping frames count
+    /// as bytes: a client that wants to stay idle longer pings.
+    /// </summary>
+    public TimeSpan WebSocketIdleTimeout { get; set; } = TimeSpan.FromMinutes(2);
+
     internal int MaxHeadSize => MaxRequestLineSize + 2 + MaxRequestHeadersSize + 2;
 }
 
@@ -70,6 +82,10 @@ public sealed class HttpLimitsValidator : IValidateOptions<HttpLimits>
         RequireDuration(failures, nameof(HttpLimits.MinRequestBodyDataRateGracePeriod), options.MinRequestBodyDataRateGracePeriod, allowZero: false);
         RequireDuration(failures, nameof(HttpLimits.LingerTimeout), options.LingerTimeout, allowZero: true);
         RequireDuration(failures, nameof(HttpLimits.MaxLingerTime), options.MaxLingerTime, allowZero: true);
+
+        // A message is gathered in one array when its handler takes it whole.
+        RequireInRange(failures, nameof(HttpLimits.MaxWebSocketMessageSize), options.MaxWebSocketMessageSize, 0, Array.MaxLength);
+        RequireDuration(failures, nameof(HttpLimits.WebSocketIdleTimeout), options.WebSocketIdleTimeout, allowZero: false);
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
 

@@ -32,6 +32,7 @@ internal sealed partial class HttpParser
         public bool ConnectionClose;
         public bool ConnectionKeepAlive;
         public bool ExpectContinue;
+        public bool Upgrade;
     }
 
     /// <summary>Where a field line's parts are, from the line's start, and what is wrong with it.</summary>
@@ -169,6 +170,10 @@ internal sealed partial class HttpParser
                 return ParseContentLength(value, ref facts);
             case 17 when EqualsIgnoringCase(name, "transfer-encoding"u8):
                 return ParseTransferEncoding(value, ref facts);
+            case 7 when EqualsIgnoringCase(name, "upgrade"u8):
+                // Only noted: the handler that takes upgrades reads the handshake's fields itself (WebSockets/).
+                facts.Upgrade = true;
+                break;
             case 6 when EqualsIgnoringCase(name, "expect"u8):
                 // RFC 9110 §10.1.1: the only expectation defined; others are ignored rather than answered with 417.
                 facts.ExpectContinue |= Ascii.EqualsIgnoreCase(value, "100-continue"u8);
@@ -365,6 +370,7 @@ internal sealed partial class HttpParser
         // A client that waits for "100 Continue" before sending its body gets one (RFC 9110 §10.1.1): HTTP/1.1 only,
         // and only when there is a body to wait for.
         head.ExpectContinue = facts.ExpectContinue && head.Version == HttpVersion.Http11 && head.BodyKind != BodyKind.None;
+        head.Upgrade = facts.Upgrade;
         return RequestRejection.None;
     }
 }

@@ -33,6 +33,15 @@ public readonly ref partial struct HttpRequest
 
     public HttpMethod Method => _info.Method;
 
+    /// <summary>
+    /// Whether the request has an Upgrade field: it may ask to switch protocols, as a WebSocket handshake does (see
+    /// <see cref="HttpResponse.AcceptWebSocket"/>). Known from the parse, so asking costs nothing.
+    /// </summary>
+    public bool IsUpgradeRequest => _info.Upgrade;
+
+    /// <summary>Whether a body follows the head (Content-Length above 0, or chunked).</summary>
+    public bool HasBody => _info.BodyKind != BodyKind.None;
+
     public HttpVersion Version => _info.Version;
 
     /// <summary>Whether the request lets the connection persist (RFC 9112 §9.3): the codec's business, not a handler's.</summary>

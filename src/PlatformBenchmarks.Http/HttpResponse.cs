@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Text.Json;
+using PlatformBenchmarks.Http.WebSockets;
 
 namespace PlatformBenchmarks.Http;
 
@@ -52,6 +53,40 @@ public abstract class HttpResponse
 
     /// <summary>A status with a short plain-text reason.</summary>
     public void WriteText(HttpStatus status, ReadOnlySpan<byte> reason) => WriteResponse(status, TextPlain, reason, default, null);
+
+    /// <summary>
+    /// Answers a WebSocket opening handshake (RFC 6455 §4.2): when <paramref name="request"/> is a valid one, the answer is
+    /// 101 and, once the request's handler completes, the connection speaks WebSocket with <paramref name="handler"/>,
+    /// the bytes the client sent behind the handshake included. Otherwise the answer is 426 with the version this server
+    /// speaks when the version is missing or another, or 400 (a plain request as well), and the connection stays HTTP.
+    /// Returns whether it switches.
+    /// </summary>
+    public bool AcceptWebSocket(HttpRequest request, IWebSocketHandler handler)
+    {
+        ArgumentNullException.ThrowIfNull(handler);
+        Span<byte> accept = stackalloc byte[WebSocketHandshake.AcceptLength];
+        switch (WebSocketHandshake.Check(request, accept, out ReadOnlySpan<byte> reason))
+        {
+            case HandshakeOutcome.Accept when TrySwitchToWebSocket(accept, handler):
+                return true;
+            case HandshakeOutcome.Accept:
+                WriteText(HttpStatus.BadRequest, "This connection cannot switch to WebSocket.\n"u8);
+                return false;
+            case HandshakeOutcome.UpgradeRequired:
+                WriteResponse(HttpStatus.UpgradeRequired, TextPlain, reason, default, WebSocketHandshake.VersionField);
+                return false;
+            default:
+                WriteText(HttpStatus.BadRequest, reason);
+                return false;
+        }
+    }
+
+    /// <summary>
+    /// The codec's switch to WebSocket after a valid handshake: sends the 101 with <paramref name="accept"/> as
+    /// Sec-WebSocket-Accept and hands the connection to <paramref name="handler"/> once the request is answered. A codec
+    /// that cannot switch (a connection multiplexing streams) returns false. Sets <see cref="HasWritten"/> when it switches.
+    /// </summary>
+    private protected virtual bool TrySwitchToWebSocket(ReadOnlySpan<byte> accept, IWebSocketHandler handler) => false;
 
     /// <summary>Gives the body buffer back when the connection ends; a later body would take another.</summary>
     internal void ReleaseBodyBuffer()

@@ -10,6 +10,7 @@ public enum HttpStatus : short
     RequestTimeout = 408,
     ContentTooLarge = 413,
     UriTooLong = 414,
+    UpgradeRequired = 426,
     RequestHeaderFieldsTooLarge = 431,
     InternalServerError = 500,
     NotImplemented = 501,

@@ -6,7 +6,8 @@ using PlatformBenchmarks.Routing;
 namespace PlatformBenchmarks.Endpoints.HttpArena;
 
 /// <summary>
-/// The routes of HttpArena's HTTP/1.1 profiles (baseline, pipelined, json, json-compressed, upload, static, async-db).
+/// The routes of HttpArena's HTTP/1.1 profiles (baseline, pipelined, json, json-compressed, upload, static, async-db) and
+/// of echo-ws, the WebSocket that HTTP/1.1 upgrades to.
 /// Each route answers the methods the venue sends to it, and HEAD where GET is one of them. One instance serves every
 /// connection: it holds the dataset, read once at start-up, the static files and the database of async-db.
 /// </summary>
@@ -18,6 +19,7 @@ internal sealed partial class HttpArenaRoutes : IRouteModule
     private const int UploadRoute = 4;
     private const int StaticRoute = 5;
     private const int AsyncDbRoute = 6;
+    private const int WebSocketRoute = 7;
 
     private readonly Database? _database;
 
@@ -37,6 +39,7 @@ internal sealed partial class HttpArenaRoutes : IRouteModule
             new Route(this, UploadRoute, RoutePattern.Exact("/upload"), MethodSet.Of(HttpMethod.Post), maxUploadSize),
             new Route(this, StaticRoute, RoutePattern.WithRest("/static"), MethodSet.Read, forms: "/static/{file}"),
             new Route(this, AsyncDbRoute, RoutePattern.Exact("/async-db"), MethodSet.Read, forms: "/async-db?min={min}&max={max}&limit={limit}"),
+            new Route(this, WebSocketRoute, RoutePattern.Exact("/ws"), MethodSet.Of(HttpMethod.Get)),
         ];
     }
 
@@ -73,6 +76,9 @@ internal sealed partial class HttpArenaRoutes : IRouteModule
                 return Static(match.Value, request, response, Files);
             case AsyncDbRoute:
                 return AsyncDatabase.Handle(request, response, _database);
+            case WebSocketRoute:
+                WebSocketEcho.Answer(request, response);
+                return default;
             default:
                 throw new UnreachableException($"HttpArena has no route {match.Route.Id}.");
         }

@@ -16,9 +16,11 @@ public class HttpArenaRoutesTests
     public async Task EveryRouteTheBannerListsAnswers200()
     {
         // The static and async-db routes need a directory and a database: StaticRouteTests and AsyncDatabaseRouteTests have them.
+        // /ws answers a WebSocket handshake with 101 and a plain GET with 400, as the venue's peer does (WebSocketServerTests).
         Router router = TestDataset.Router();
+        Assert.Equal(400, (await SendAsync(Get("/ws"), router: router)).Status);
         foreach (string form in router.Table.Routes.Where(static route => route.Module is HttpArenaRoutes).SelectMany(static route => route.Forms)
-                     .Where(static form => !form.StartsWith("/static/", StringComparison.Ordinal) && !form.StartsWith("/async-db", StringComparison.Ordinal)))
+                     .Where(static form => !form.StartsWith("/static/", StringComparison.Ordinal) && !form.StartsWith("/async-db", StringComparison.Ordinal) && form != "/ws"))
         {
             string target = form.Replace("{a}", "1", StringComparison.Ordinal).Replace("{b}", "2", StringComparison.Ordinal)
                 .Replace("{count}", "2", StringComparison.Ordinal).Replace("{m}", "3", StringComparison.Ordinal);
@@ -40,6 +42,8 @@ public class HttpArenaRoutesTests
     [InlineData("HEAD", "/upload", "POST")]
     [InlineData("PUT", "/upload", "POST")]
     [InlineData("OPTIONS", "/upload", "POST")]
+    [InlineData("POST", "/ws", "GET")]
+    [InlineData("HEAD", "/ws", "GET")]
     public async Task OtherMethodsGet405NamingTheRoutesOwn(string method, string target, string allow)
     {
         RawResponse response = await SendAsync($"{method} {target} HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n", head: method == "HEAD", router: TestDataset.Router());
