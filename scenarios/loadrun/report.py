@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import statistics
+
 from loadrun.model import TESTS
 from loadrun.wrk import problems_of
 
@@ -108,6 +110,20 @@ def means(document: dict) -> dict[tuple[str, int, str], dict]:
     return result
 
 
+def median_round_ratio(document: dict, test: str, level: int, target: str, base: str) -> str:
+    """The median over the rounds of target's server CPU per response divided by base's in the same round: a round whose
+    machine was busier for both cancels out, where the means' quotient carries it."""
+    grouped = by_level(document)
+
+    def cpu_of(name: str) -> dict[int, float]:
+        return {run["round"]: run["server_cpu_us_per_response"] for run in grouped.get((test, level, name), [])
+                if run["server_cpu_us_per_response"] is not None}
+
+    mine, theirs = cpu_of(target), cpu_of(base)
+    quotients = [mine[r] / theirs[r] for r in mine if r in theirs and theirs[r]]
+    return f"{statistics.median(quotients):.2f}" if quotients else "–"
+
+
 def baseline_of(document: dict) -> str:
     names = [target["name"] for target in document["targets"]]
     chosen = document["meta"].get("baseline")
@@ -129,15 +145,17 @@ def comparison(document: dict) -> list[str]:
     table = means(document)
     lines = ["## Comparison", "",
              f"Means over {document['meta'].get('rounds', 1)} round(s); ratios against **{base}**: requests/s "
-             "(above 1: more) and server CPU µs per response (below 1: cheaper). Runs with errors are left out.", ""]
+             "(above 1: more) and server CPU µs per response (below 1: cheaper), the quotients of the means, then the "
+             "median of each round's CPU quotient. Runs with errors are left out.", ""]
     for name, test in TESTS.items():
         levels = sorted({level for (t, level, _) in table if t == name})
         if not levels:
             continue
         header = "| Level | " + " | ".join(f"{target} req/s | {target} CPU µs" for target in targets)
-        header += " | " + " | ".join(f"{other} / {base} req/s | {other} / {base} CPU" for other in others) + " |"
+        header += " | " + " | ".join(f"{other} / {base} req/s | {other} / {base} CPU" for other in others)
+        header += " | " + " | ".join(f"{other} / {base} CPU, median of rounds" for other in others) + " |"
         lines += [f"### {name}", "", f"Level: {level_unit(test, [run for run in measured(document) if run['test'] == name])}.", "", header,
-                  "|---:|" + "---:|" * (2 * len(targets) + 2 * len(others))]
+                  "|---:|" + "---:|" * (2 * len(targets) + 3 * len(others))]
         for level in levels:
             cells = []
             for target in targets:
@@ -149,6 +167,7 @@ def comparison(document: dict) -> list[str]:
                 entry = table.get((name, level, other))
                 cells += [ratio(entry and entry["rps"], reference and reference["rps"]),
                           ratio(entry and entry["cpu"], reference and reference["cpu"])]
+            cells += [median_round_ratio(document, name, level, other, base) for other in others]
             lines.append(f"| {level} | " + " | ".join(cells) + " |")
         lines.append("")
     return lines

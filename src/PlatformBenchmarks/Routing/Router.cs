@@ -40,8 +40,18 @@ internal readonly struct Router(RouteTable table) : IHttpApplication
             return default;
         }
 
-        return route.Module.Answer(in match, request, response);
+        return Answer(route.Module, in match, request, response);
     }
+
+    /// <summary>
+    /// The module's answer, compiled as a method of its own rather than inlined with the router into the connection's
+    /// request loop: there, with the module's handlers and the response's writer inlined too, the JIT ran out of its
+    /// inlining budget, left even span copies as calls and zeroed a 0.8 KB frame per request
+    /// (docs/decisions/0013-protocol-seam.md, Measured). The module's own call stays guarded-devirtualised by PGO.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static ValueTask Answer(IRouteModule module, in RouteMatch match, HttpRequest request, HttpResponse response) =>
+        module.Answer(in match, request, response);
 
     /// <summary>The largest body the request's route takes: its own limit when it has one and answers the method, else <paramref name="configured"/>.</summary>
     public long MaxRequestBodySize(HttpRequest request, long configured) =>

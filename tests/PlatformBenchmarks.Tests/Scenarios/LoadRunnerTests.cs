@@ -114,7 +114,7 @@ public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
 
         string markdown = await File.ReadAllTextAsync(Path.Combine(_out, "results.md"));
         Assert.Contains("Means over 2 round(s); ratios against **first**", markdown, StringComparison.Ordinal);
-        Assert.Contains("| Level | first req/s | first CPU µs | second req/s | second CPU µs | second / first req/s | second / first CPU |", markdown, StringComparison.Ordinal);
+        Assert.Contains("| Level | first req/s | first CPU µs | second req/s | second CPU µs | second / first req/s | second / first CPU | second / first CPU, median of rounds |", markdown, StringComparison.Ordinal);
         string row = markdown.Split('\n').Single(line => line.StartsWith("| 16 |", StringComparison.Ordinal));
         // The ratio is the means' quotient over the rounds; not a range around 1: one second of load on a busy two-core
         // machine can measure the same server five times apart. Every run here is clean, so the report averages them all.
@@ -123,6 +123,11 @@ public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
         double MeanRps(string target) => levels.Where(r => r.GetProperty("target").GetString() == target).Average(r => r.GetProperty("rps").GetDouble());
         string expected = (MeanRps("second") / MeanRps("first")).ToString("F2", CultureInfo.InvariantCulture);
         Assert.Equal(expected, row.Split('|', StringSplitOptions.TrimEntries)[6]);
+        // The last column pairs the rounds: each round's CPU quotient, and their median (of two, their mean).
+        double Cpu(int round, string target) => levels.Single(r => r.GetProperty("round").GetInt32() == round && r.GetProperty("target").GetString() == target)
+            .GetProperty("server_cpu_us_per_response").GetDouble();
+        double[] quotients = [Cpu(1, "second") / Cpu(1, "first"), Cpu(2, "second") / Cpu(2, "first")];
+        Assert.Equal(quotients.Average().ToString("F2", CultureInfo.InvariantCulture), row.Split('|', StringSplitOptions.TrimEntries)[8]);
         Assert.Equal(["bar first json 16", "bar second json 16"], ChartBars());
     }
 
