@@ -3,7 +3,7 @@
 after it: its open descriptors (/proc/PID/fd) and resident set (/proc/PID/status).
 
     scenarios/tls-flood.py --pid PID --tls https://127.0.0.1:8081 --plain http://127.0.0.1:8080 \\
-        [--connections 3000] [--rounds 3] [--handshake-timeout 3]
+        [--connections 3000] [--rounds 3] [--handshake-timeout 3] [--flood tls|plain]
 
 Each round opens --connections connections of each kind, all at once, and keeps them open from the client's side:
 `abandoned` sends the first 9 bytes of a ClientHello and no more; `stalled` sends a whole ClientHello (Python's ssl
@@ -13,6 +13,9 @@ failures and slowest time are printed. The round then waits --handshake-timeout 
 plus two seconds, counts how many of the flood's connections the server has closed, closes the rest from the client's
 side, and samples the server again. One line of JSON per sample; the server should be back to its baseline's
 descriptors after each round, and its resident set should not grow from round to round.
+
+`--flood plain` is the same count of connections (3 x --connections) against the plaintext listener instead, each
+sending the start of a request head and no more (`held`): the transport's and the engine's share, without TLS.
 """
 
 import argparse
@@ -116,6 +119,10 @@ async def run(args) -> None:
     plain = urlsplit(args.plain)
     hello = client_hello()
     kinds = {"abandoned": hello[:9], "stalled": hello, "garbage": os.urandom(512)}
+    target = tls
+    if args.flood == "plain":
+        kinds = {"held": REQUEST[:16]}
+        target = plain
     context = client_context()
 
     # A first request on each listener, so the baseline is of a server that has served both.
@@ -140,8 +147,9 @@ async def run(args) -> None:
         ]
         gate = asyncio.Semaphore(256)
         held: dict = {kind: [] for kind in kinds}
-        await asyncio.gather(*(flood_one(tls.hostname, tls.port, payload, gate, held[kind])
-                               for kind, payload in kinds.items() for _ in range(args.connections)))
+        count = args.connections * 3 // len(kinds)
+        await asyncio.gather(*(flood_one(target.hostname, target.port, payload, gate, held[kind])
+                               for kind, payload in kinds.items() for _ in range(count)))
         await asyncio.sleep(0.5)
         sample(args.pid, f"round {round_number}: flood open", held={kind: len(held[kind]) for kind in kinds})
 
@@ -166,6 +174,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=3000, help="connections of each kind per round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--handshake-timeout", type=float, default=3, help="the server's Tls:HandshakeTimeout, in seconds")
+    parser.add_argument("--flood", choices=["tls", "plain"], default="tls", help="which listener the flood's connections go to")
     args = parser.parse_args()
     import resource
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
