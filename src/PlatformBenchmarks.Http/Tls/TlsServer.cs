@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.IO.Pipelines;
 using System.Net.Security;
+using System.Runtime.CompilerServices;
 using System.Security.Authentication;
 using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Server.Kestrel.Core.Features;
@@ -26,6 +27,8 @@ public sealed partial class TlsServer
     private readonly int _maxHandshakes;
     private readonly ILogger _logger;
     private int _handshakes;
+    private int _atCap;
+    private long _refused;
 
     public TlsServer(SslStreamCertificateContext certificate, TlsOptions options, TimeProvider time, ILogger logger)
     {
@@ -74,7 +77,7 @@ public sealed partial class TlsServer
         if (Interlocked.Increment(ref _handshakes) > _maxHandshakes)
         {
             Interlocked.Decrement(ref _handshakes);
-            LogHandshakeRefused(_logger, connection.ConnectionId, _maxHandshakes);
+            Refuse(connection.ConnectionId);
             return false;
         }
 
@@ -100,7 +103,40 @@ public sealed partial class TlsServer
         }
         finally
         {
-            Interlocked.Decrement(ref _handshakes);
+            if (Interlocked.Decrement(ref _handshakes) <= _maxHandshakes / 2 && Volatile.Read(ref _atCap) != 0)
+            {
+                LeaveCap();
+            }
+        }
+    }
+
+    /// <summary>
+    /// Counts a connection refused at the cap, with a Debug line of its own; the Information line is written once, when
+    /// the server begins refusing, so a flood past the cap cannot flood the log (the console writes synchronously).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void Refuse(string connectionId)
+    {
+        Interlocked.Increment(ref _refused);
+        LogHandshakeRefused(_logger, connectionId, _maxHandshakes);
+        if (Interlocked.CompareExchange(ref _atCap, 1, 0) == 0)
+        {
+            LogCapReached(_logger, _maxHandshakes);
+        }
+    }
+
+    /// <summary>
+    /// Ends a spell at the cap once the handshakes in progress have fallen to half of it, saying how many connections
+    /// were refused: the half, not the cap less one, so that a load hovering at the cap writes two lines, not two per
+    /// handshake.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void LeaveCap()
+    {
+        if (Interlocked.CompareExchange(ref _atCap, 0, 1) == 1)
+        {
+            long refused = Interlocked.Exchange(ref _refused, 0);
+            LogCapLeft(_logger, refused, _maxHandshakes);
         }
     }
 
@@ -149,8 +185,14 @@ public sealed partial class TlsServer
         }
     }
 
-    [LoggerMessage(EventId = 20, Level = LogLevel.Information, Message = "Connection {ConnectionId} closed without a handshake: {MaxHandshakes} TLS handshakes are in progress (Tls:MaxHandshakes).")]
+    [LoggerMessage(EventId = 20, Level = LogLevel.Debug, Message = "Connection {ConnectionId} closed without a handshake: {MaxHandshakes} TLS handshakes are in progress (Tls:MaxHandshakes).")]
     private static partial void LogHandshakeRefused(ILogger logger, string connectionId, int maxHandshakes);
+
+    [LoggerMessage(EventId = 23, Level = LogLevel.Information, Message = "{MaxHandshakes} TLS handshakes are in progress (Tls:MaxHandshakes): new connections are closed without a handshake until half of them end.")]
+    private static partial void LogCapReached(ILogger logger, int maxHandshakes);
+
+    [LoggerMessage(EventId = 24, Level = LogLevel.Information, Message = "TLS handshakes in progress fell to half of {MaxHandshakes} (Tls:MaxHandshakes): {Refused} connections were closed without a handshake while at the cap.")]
+    private static partial void LogCapLeft(ILogger logger, long refused, int maxHandshakes);
 
     [LoggerMessage(EventId = 21, Level = LogLevel.Debug, Message = "Connection {ConnectionId}: the TLS handshake did not complete within {Timeout} (Tls:HandshakeTimeout).")]
     private static partial void LogHandshakeTimedOut(ILogger logger, string connectionId, TimeSpan timeout);

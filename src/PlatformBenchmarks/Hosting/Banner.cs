@@ -30,7 +30,7 @@ internal static class Banner
             ? string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  sockets ({choice.Reason}), wait for data {sockets.WaitForDataBeforeAllocatingBuffer}, inline scheduling {sockets.UnsafePreferInlineScheduling}, I/O queues {(sockets.IOQueueCount > 0 ? sockets.IOQueueCount : Math.Min(Environment.ProcessorCount, 16))}")
             : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"  Transport:  {choice.Kind.ToString().ToLowerInvariant()} ({choice.Reason}), {services.GetRequiredService<IOptions<Transport.LinuxTransportOptions>>().Value.EffectiveThreadCount} loop threads"));
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Sockets:    completions {Hosting.SocketCompletions.Description}");
-        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Listening:  {string.Join(", ", Schemes(addresses, services.GetRequiredService<ListenAddresses>()))}");
+        text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Listening:  {string.Join(", ", addresses)}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Routes:     {string.Join(" ", services.GetRequiredService<RouteTable>().Forms)}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Database:   {(database.IsAvailable ? "available" : "UNAVAILABLE (database routes answer 503 until it is back)")}: {database.Description}");
         text.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"  Cache:      {cache.Description}");
@@ -40,15 +40,6 @@ internal static class Banner
         Console.Out.Write(text.ToString());
         Console.Out.Flush();
     }
-
-    /// <summary>
-    /// The bound addresses with the scheme each speaks: Kestrel names every endpoint http:// unless its own HTTPS is used,
-    /// and binds one per address of <c>urls</c>, in order.
-    /// </summary>
-    private static IEnumerable<string> Schemes(ICollection<string> bound, ListenAddresses configured)
-        => bound.Select((address, index) => index < configured.All.Count && configured.All[index].Tls && address.StartsWith("http://", StringComparison.Ordinal)
-            ? string.Concat("https://", address.AsSpan("http://".Length))
-            : address);
 
     private static string DescribeGen0Budget() =>
         GC.GetConfigurationVariables().TryGetValue("GCGen0MaxBudget", out object? budget) && budget is not null && Convert.ToInt64(budget, System.Globalization.CultureInfo.InvariantCulture) is > 0 and long bytes

@@ -91,6 +91,7 @@ internal static class Program
         // Each address is bound below as an endpoint of its own, which says whether it speaks TLS. The host copies 'urls'
         // into the server's addresses as well, and Kestrel would warn that its endpoints override them.
         builder.Services.AddTransient<IStartupFilter, EndpointsOnly>();
+        builder.Services.AddHostedService<BoundAddresses.Installer>();
         builder.Services.AddServerSettings(configuration);
         builder.Services.AddSingleton(time);
         // Main prints a failed start (a port in use, say) as one line; the host's own report of it is a stack trace.

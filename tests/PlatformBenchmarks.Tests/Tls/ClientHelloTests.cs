@@ -93,7 +93,7 @@ public class ClientHelloTests
     }
 
     /// <summary>The first record a TLS client sends: its ClientHello, offering <paramref name="protocols"/> in ALPN.</summary>
-    private static async Task<byte[]> ClientHelloOfferingAsync(params string[] protocols)
+    internal static async Task<byte[]> ClientHelloOfferingAsync(params string[] protocols)
     {
         var capture = new FirstWrite();
         await using var client = new SslStream(capture);

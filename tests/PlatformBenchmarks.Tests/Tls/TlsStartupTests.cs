@@ -60,6 +60,30 @@ public class TlsStartupTests
     }
 
     [Fact]
+    public async Task TheHostsListeningLinesNameATlsListenerHttps()
+    {
+        using var certificate = TestCertificate.Create();
+        int plain = ServerProcess.FreePort();
+        int tls = ServerProcess.FreePort();
+        using Process server = ServerProcess.Start(
+            ["--urls", $"http://127.0.0.1:{plain};https://127.0.0.1:{tls}"],
+            new Dictionary<string, string?> { ["TLS_CERT"] = certificate.CertificatePath, ["TLS_KEY"] = certificate.KeyPath });
+        try
+        {
+            List<string> lines = await ServerProcess.ReadUntilAsync(server, "Application started", TimeSpan.FromMinutes(1));
+
+            Assert.Equal(
+                [$"Now listening on: http://127.0.0.1:{plain}", $"Now listening on: https://127.0.0.1:{tls}"],
+                lines.Where(line => line.Contains("Now listening on:", StringComparison.Ordinal)).Select(line => line.Trim()));
+        }
+        finally
+        {
+            server.Kill(entireProcessTree: true);
+            await server.WaitForExitAsync();
+        }
+    }
+
+    [Fact]
     public async Task WithHttpArenasVariablesTheServerStartsAndItsBannerNamesTheListenerHttps()
     {
         using var certificate = TestCertificate.Create();
