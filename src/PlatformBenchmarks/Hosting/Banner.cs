@@ -46,8 +46,8 @@ internal static class Banner
     /// and binds one per address of <c>urls</c>, in order.
     /// </summary>
     private static IEnumerable<string> Schemes(ICollection<string> bound, ListenAddresses configured)
-        => bound.Select((address, index) => index < configured.All.Count && configured.All[index].Tls && address.StartsWith("http://", StringComparison.Ordinal)
-            ? string.Concat("https://", address.AsSpan("http://".Length))
+        => bound.Select((address, index) => index < configured.All.Count && (configured.All[index].Tls || configured.All[index].H2c) && address.StartsWith("http://", StringComparison.Ordinal)
+            ? string.Concat(configured.All[index].Tls ? "https://" : "h2c://", address.AsSpan("http://".Length))
             : address);
 
     private static string DescribeGen0Budget() =>
