@@ -208,6 +208,36 @@ public sealed class Http2ConnectionTests(H2cServerFixture server) : IClassFixtur
         Assert.Equal("Hello, World!", Encoding.ASCII.GetString(frames[^1].Payload));
     }
 
+    [Theory]
+    [InlineData(2)]
+    [InlineData(1)]
+    public async Task AStreamIdentifierEvenOrNotAboveTheLastEndsTheConnection(int secondStreamId)
+    {
+        await using NetworkStream stream = await StartAsync();
+        await stream.WriteAsync(Frame.Bytes(Http2FrameType.Headers, Http2FrameFlags.EndHeaders | Http2FrameFlags.EndStream, 1, s_getPlaintext), Deadline);
+        await stream.WriteAsync(Frame.Bytes(Http2FrameType.Headers, Http2FrameFlags.EndHeaders | Http2FrameFlags.EndStream, secondStreamId, s_getPlaintext), Deadline);
+
+        (List<Frame> frames, bool closed) = await ReadUntilGoAwayAsync(stream);
+
+        Assert.Equal(Http2ErrorCode.ProtocolError, GoAwayCode(frames[^1]));
+        Assert.Equal(1, BinaryPrimitives.ReadInt32BigEndian(frames[^1].Payload)); // The last stream processed.
+        Assert.True(closed);
+    }
+
+    [Fact]
+    public async Task PriorityAndUnknownFramesAreIgnored()
+    {
+        await using NetworkStream stream = await StartAsync();
+        await stream.WriteAsync(Frame.Bytes(Http2FrameType.Priority, 0, 1, [0, 0, 0, 0, 16]), Deadline);
+        await stream.WriteAsync(Frame.Bytes((Http2FrameType)0xEE, 0xFF, 1, [1, 2, 3]), Deadline);
+        await stream.WriteAsync(Frame.Bytes(Http2FrameType.Headers, Http2FrameFlags.EndHeaders | Http2FrameFlags.EndStream, 1, s_getPlaintext), Deadline);
+
+        List<Frame> frames = await ReadUntilAsync(stream, frame => frame.Type == Http2FrameType.Data && (frame.Flags & Http2FrameFlags.EndStream) != 0);
+
+        Assert.DoesNotContain(frames, frame => frame.Type is Http2FrameType.GoAway or Http2FrameType.RstStream);
+        Assert.Equal("Hello, World!", Encoding.ASCII.GetString(frames[^1].Payload));
+    }
+
     [Fact]
     public async Task PingIsAcknowledgedWithItsData()
     {
