@@ -32,4 +32,22 @@ public static class HttpApplicationExtensions
             loop: loopOf is null ? default : loopOf(connection)).ExecuteAsync());
         return listenOptions;
     }
+
+    /// <summary>
+    /// Makes this engine's HTTP/2 codec the terminal connection middleware of a cleartext endpoint that speaks only
+    /// HTTP/2 with prior knowledge (RFC 9113 §3.3): each accepted connection goes to an
+    /// <see cref="Http2.Http2Connection{TApp}"/>, and anything but the HTTP/2 preface gets a GOAWAY.
+    /// </summary>
+    public static ListenOptions UseHttp2PriorKnowledge<TApp>(this ListenOptions listenOptions, TApp application, HttpServerContext context, Func<ConnectionContext, ConnectionLoop>? loopOf = null)
+        where TApp : struct, IHttpApplication
+    {
+        ArgumentNullException.ThrowIfNull(listenOptions);
+        listenOptions.Use(_ => connection => new Http2.Http2Connection<TApp>(
+            application,
+            connection.Transport,
+            context,
+            loop: loopOf is null ? default : loopOf(connection),
+            closeRequested: connection.Features.Get<IConnectionLifetimeNotificationFeature>()?.ConnectionClosedRequested ?? default).ExecuteAsync());
+        return listenOptions;
+    }
 }

@@ -235,7 +235,7 @@ internal sealed partial class HttpParser
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static HttpMethod ClassifyMethod(ReadOnlySpan<byte> method)
+    internal static HttpMethod ClassifyMethod(ReadOnlySpan<byte> method)
     {
         // Method names are case-sensitive (RFC 9110 §9.1).
         switch (method.Length)

@@ -29,7 +29,7 @@ internal enum ParseStatus : byte
 internal sealed partial class HttpParser
 {
     // RFC 9110 §5.6.2: tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA
-    private static readonly SearchValues<byte> s_tokenChars =
+    internal static readonly SearchValues<byte> s_tokenChars =
         SearchValues.Create("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"u8);
 
     private readonly HttpLimits _limits;

@@ -5,4 +5,5 @@ public enum HttpVersion : byte
 {
     Http10,
     Http11,
+    Http2,
 }

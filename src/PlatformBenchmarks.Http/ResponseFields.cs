@@ -5,7 +5,7 @@ namespace PlatformBenchmarks.Http;
 /// <summary>
 /// A fixed group of response fields, names and values (<c>Content-Encoding: br</c>, <c>Vary: Accept-Encoding</c>),
 /// built once and sent with many responses. A handler names fields; each codec encodes them its own way, so the group
-/// keeps each codec's encoding, made once here: HTTP/1.1's field lines now.
+/// keeps each codec's encoding, made once here: HTTP/1.1's field lines and HTTP/2's lowercase names.
 /// </summary>
 public sealed class ResponseFields
 {
@@ -33,6 +33,7 @@ public sealed class ResponseFields
 
         Fields = fields;
         _http1Lines = Encoding.ASCII.GetBytes(lines.ToString());
+        Http2Fields = [.. fields.Select(static field => (Encoding.ASCII.GetBytes(field.Name.ToLowerInvariant()), Encoding.ASCII.GetBytes(field.Value)))];
     }
 
     /// <summary>The fields in the order given.</summary>
@@ -40,6 +41,9 @@ public sealed class ResponseFields
 
     /// <summary>The fields as HTTP/1.1 field lines, each ending in CRLF (RFC 9112 §5).</summary>
     internal ReadOnlySpan<byte> Http1Lines => _http1Lines;
+
+    /// <summary>The fields for HTTP/2's header blocks, each name lowercase (RFC 9113 §8.2.1).</summary>
+    internal IReadOnlyList<(byte[] Name, byte[] Value)> Http2Fields { get; }
 
     // RFC 9110 §5.6.2: tchar.
     private static bool IsTokenChar(char c) => char.IsAsciiLetterOrDigit(c) || "!#$%&'*+-.^_`|~".Contains(c, StringComparison.Ordinal);

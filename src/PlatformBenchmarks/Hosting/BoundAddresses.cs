@@ -6,7 +6,8 @@ namespace PlatformBenchmarks.Hosting;
 
 /// <summary>
 /// The server's bound addresses as everyone outside Kestrel reads them (the host's <c>Now listening on:</c> lines, the
-/// banner, <c>WebApplication.Urls</c>), with <c>https://</c> for the addresses of <c>urls</c> that speak TLS. Kestrel
+/// banner, <c>WebApplication.Urls</c>), with <c>https://</c> for the addresses of <c>urls</c> that speak TLS and
+/// <c>h2c://</c> for those that speak HTTP/2 by prior knowledge. Kestrel
 /// names an endpoint https:// only when its own HTTPS middleware is used, and the TLS layer is ours
 /// (docs/decisions/0016-tls-layer.md). Kestrel binds from its own copy of the feature, so this one only changes what is read.
 /// </summary>
@@ -14,6 +15,7 @@ internal sealed class BoundAddresses : IServerAddressesFeature, ICollection<stri
 {
     private const string Http = "http://";
     private const string Https = "https://";
+    private const string H2c = "h2c://";
 
     private readonly IServerAddressesFeature _kestrel;
     private readonly ListenAddresses _configured;
@@ -32,7 +34,7 @@ internal sealed class BoundAddresses : IServerAddressesFeature, ICollection<stri
     {
         public Task StartingAsync(CancellationToken cancellationToken)
         {
-            if (configured.All.Any(address => address.Tls) && server.Features.Get<IServerAddressesFeature>() is { } kestrel and not BoundAddresses)
+            if (configured.All.Any(address => address.Tls || address.H2c) && server.Features.Get<IServerAddressesFeature>() is { } kestrel and not BoundAddresses)
             {
                 server.Features.Set<IServerAddressesFeature>(new BoundAddresses(kestrel, configured));
             }
@@ -83,8 +85,8 @@ internal sealed class BoundAddresses : IServerAddressesFeature, ICollection<stri
         int index = 0;
         foreach (string address in _kestrel.Addresses)
         {
-            yield return index < _configured.All.Count && _configured.All[index].Tls && address.StartsWith(Http, StringComparison.Ordinal)
-                ? string.Concat(Https, address.AsSpan(Http.Length))
+            yield return index < _configured.All.Count && (_configured.All[index].Tls || _configured.All[index].H2c) && address.StartsWith(Http, StringComparison.Ordinal)
+                ? string.Concat(_configured.All[index].Tls ? Https : H2c, address.AsSpan(Http.Length))
                 : address;
             index++;
         }

@@ -150,8 +150,17 @@ internal static class Program
             foreach (ListenAddress address in addresses.All)
             {
                 // TLS first: it is the codec's transport (transport -> TLS -> HTTP/1.1).
-                Listen(options, address, listen => (address.Tls ? listen.UseTls(services.GetRequiredService<TlsServer>) : listen)
-                    .UseHttpApplication(router, context, transportHalfCloses, LoopOf));
+                Listen(options, address, listen =>
+                {
+                    if (address.H2c)
+                    {
+                        listen.UseHttp2PriorKnowledge(router, context, LoopOf);
+                        return;
+                    }
+
+                    (address.Tls ? listen.UseTls(services.GetRequiredService<TlsServer>) : listen)
+                        .UseHttpApplication(router, context, transportHalfCloses, LoopOf);
+                });
             }
         });
 

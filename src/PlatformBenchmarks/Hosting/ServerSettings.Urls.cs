@@ -8,6 +8,7 @@ internal static partial class ServerSettings
 {
     private const string HttpScheme = "http://";
     private const string HttpsScheme = "https://";
+    private const string H2cScheme = "h2c://";
 
     /// <summary>
     /// The listen addresses (<c>urls</c>, <c>;</c>-separated), checked before Kestrel sees them. Kestrel reads an
@@ -36,12 +37,15 @@ internal static partial class ServerSettings
     private static ListenAddress ParseUrl(string url)
     {
         bool tls = url.StartsWith(HttpsScheme, StringComparison.OrdinalIgnoreCase);
-        if (!tls && !url.StartsWith(HttpScheme, StringComparison.OrdinalIgnoreCase))
+        // h2c:// is not a URI scheme but this server's name for a cleartext listener that speaks only HTTP/2 with prior
+        // knowledge (RFC 9113 §3.3); its clients address it with http://.
+        bool h2c = !tls && url.StartsWith(H2cScheme, StringComparison.OrdinalIgnoreCase);
+        if (!tls && !h2c && !url.StartsWith(HttpScheme, StringComparison.OrdinalIgnoreCase))
         {
-            throw new SettingsException($"Configuration 'urls': '{url}' is not an http:// or https:// address (this server speaks HTTP/1.1, over TLS for https://).");
+            throw new SettingsException($"Configuration 'urls': '{url}' is not an http://, https:// or h2c:// address (this server speaks HTTP/1.1, over TLS for https://, and HTTP/2 with prior knowledge for h2c://).");
         }
 
-        string authority = url[(tls ? HttpsScheme : HttpScheme).Length..];
+        string authority = url[(tls ? HttpsScheme : h2c ? H2cScheme : HttpScheme).Length..];
         int slash = authority.IndexOf('/', StringComparison.Ordinal);
         if (slash >= 0)
         {
@@ -73,7 +77,7 @@ internal static partial class ServerSettings
             throw new SettingsException($"Configuration 'urls': '{url}' has no valid host (*, +, localhost, or an IP address such as 127.0.0.1 or [::1]).");
         }
 
-        return new ListenAddress(url, tls, host, port);
+        return new ListenAddress(url, tls, host, port) { H2c = h2c };
     }
 
     /// <summary>
@@ -104,7 +108,11 @@ internal static partial class ServerSettings
 }
 
 /// <summary>One address of <c>urls</c>: as written, whether it speaks TLS (https://), its host as checked and its port.</summary>
-internal sealed record ListenAddress(string Url, bool Tls, string Host, int Port);
+internal sealed record ListenAddress(string Url, bool Tls, string Host, int Port)
+{
+    /// <summary>Whether it speaks only HTTP/2 with prior knowledge, in cleartext (h2c://).</summary>
+    public bool H2c { get; init; }
+}
 
 /// <summary>The server's listen addresses: <c>urls</c> as given, and each address checked (<see cref="ServerSettings.ParseUrls"/>).</summary>
 internal sealed class ListenAddresses(string urls)

@@ -60,7 +60,7 @@ internal static class SettingsCatalog
         var arena = new HttpArenaOptions();
         return
         [
-            new("urls", Program.DefaultUrls, "listen addresses, ';'-separated, http:// or https:// (TLS); the host is *, +, 0.0.0.0 or [::] (every interface), localhost, or an IP address"),
+            new("urls", Program.DefaultUrls, "listen addresses, ';'-separated, http://, https:// (TLS) or h2c:// (HTTP/2 only, prior knowledge); the host is *, +, 0.0.0.0 or [::] (every interface), localhost, or an IP address"),
             new("Transport:Kind", transport.Kind.ToString(), "the transport that carries the connections") { Choices = Enum.GetNames<TransportKind>() },
             new("Transport:ThreadCount", Text(transport.ThreadCount), "IoUring, Epoll: loop threads (0: one per processor)"),
             new("Transport:MaxReadBufferSize", Text(transport.MaxReadBufferSize), "IoUring, Epoll: received bytes not yet consumed at which reading pauses"),

@@ -1,0 +1,227 @@
+using System.Buffers;
+using System.IO.Pipelines;
+
+namespace PlatformBenchmarks.Http.Http2;
+
+/// <summary>
+/// The frames one HTTP/2 connection sends, written into its output pipe (never flushed here: the connection flushes
+/// once per read), and the send side of flow control (RFC 9113 §6.9): the connection's window and, for each stream
+/// whose response did not fit, its own window and the bytes still owed, sent as WINDOW_UPDATE frames open the windows.
+/// A stream's owed bytes are a copy of its response's body, so the bytes held are bounded by the streams allowed at once
+/// (SETTINGS_MAX_CONCURRENT_STREAMS, which counts such streams) times the largest body.
+/// </summary>
+internal sealed class Http2Output
+{
+    /// <summary>The initial window of the connection and of each stream until SETTINGS say otherwise (§6.9.2).</summary>
+    public const int DefaultWindowSize = 65_535;
+
+    private readonly PipeWriter _output;
+    private readonly Dictionary<int, Owed> _owed = [];
+
+    // The streams with bytes owed, in the order they were blocked: a window that opens serves the oldest first.
+    private readonly List<int> _blocked = [];
+    private long _connectionWindow = DefaultWindowSize;
+    private int _initialStreamWindow = DefaultWindowSize;
+
+    public Http2Output(PipeWriter output) => _output = output;
+
+    /// <summary>The encoder of this connection's header blocks, which mirrors the peer's decoder.</summary>
+    public HpackEncoder Encoder { get; } = new();
+
+    /// <summary>The peer's SETTINGS_MAX_FRAME_SIZE: no frame sent is larger.</summary>
+    public int MaxFrameSize { get; set; } = Http2Frame.DefaultMaxFrameSize;
+
+    /// <summary>Whether anything was written since the last flush.</summary>
+    public bool HasOutput { get; set; }
+
+    /// <summary>How many streams still owe response bytes: they count as open (half-closed, remote) toward the limit.</summary>
+    public int OwingStreamCount => _owed.Count;
+
+    public bool IsOwing(int streamId) => _owed.ContainsKey(streamId);
+
+    public void WriteSettings(ReadOnlySpan<(Http2SettingsParameter Parameter, uint Value)> settings) =>
+        Commit(Http2FrameWriter.WriteSettings(_output.GetSpan(Http2Frame.HeaderLength + (settings.Length * Http2FrameWriter.SettingLength)), settings));
+
+    public void WriteSettingsAck() => Commit(Http2FrameWriter.WriteSettingsAck(_output.GetSpan(Http2Frame.HeaderLength)));
+
+    public void WritePingAck(ulong data) => Commit(Http2FrameWriter.WritePing(_output.GetSpan(Http2Frame.HeaderLength + 8), data, ack: true));
+
+    public void WriteWindowUpdate(int streamId, int increment) =>
+        Commit(Http2FrameWriter.WriteWindowUpdate(_output.GetSpan(Http2Frame.HeaderLength + 4), streamId, increment));
+
+    /// <summary>Resets a stream (§6.4); whatever it still owed is dropped.</summary>
+    public void WriteRstStream(int streamId, Http2ErrorCode code)
+    {
+        DropOwed(streamId);
+        Commit(Http2FrameWriter.WriteRstStream(_output.GetSpan(Http2Frame.HeaderLength + 4), streamId, code));
+    }
+
+    public void WriteGoAway(int lastStreamId, Http2ErrorCode code, ReadOnlySpan<byte> debugData) =>
+        Commit(Http2FrameWriter.WriteGoAway(_output.GetSpan(Http2Frame.HeaderLength + 8 + debugData.Length), lastStreamId, code, debugData));
+
+    /// <summary>A header block as HEADERS and, past the peer's frame size, CONTINUATION frames (§4.3, §6.10).</summary>
+    public void WriteHeaders(int streamId, ReadOnlySpan<byte> block, bool endStream)
+    {
+        Http2FrameType type = Http2FrameType.Headers;
+        byte flags = endStream ? Http2FrameFlags.EndStream : (byte)0;
+        do
+        {
+            int length = Math.Min(block.Length, MaxFrameSize);
+            bool last = length == block.Length;
+            WriteFrame(streamId, type, (byte)(flags | (last ? Http2FrameFlags.EndHeaders : 0)), block.Slice(0, length));
+            block = block.Slice(length);
+            type = Http2FrameType.Continuation;
+            flags = 0;
+        }
+        while (!block.IsEmpty);
+    }
+
+    /// <summary>
+    /// A response body as DATA frames, the last with END_STREAM: what the stream's and the connection's windows allow
+    /// now, the rest copied aside until WINDOW_UPDATE frames open them.
+    /// </summary>
+    public void WriteData(int streamId, ReadOnlySpan<byte> body)
+    {
+        long streamWindow = _initialStreamWindow;
+        int sent = SendData(streamId, body, ref streamWindow);
+        if (sent < body.Length)
+        {
+            byte[] rest = ArrayPool<byte>.Shared.Rent(body.Length - sent);
+            body.Slice(sent).CopyTo(rest);
+            _owed[streamId] = new Owed(rest, 0, body.Length - sent, streamWindow);
+            _blocked.Add(streamId);
+        }
+    }
+
+    /// <summary>A WINDOW_UPDATE (§6.9): false when it takes a window past 2^31 - 1 (FLOW_CONTROL_ERROR, §6.9.1).</summary>
+    public bool OnWindowUpdate(int streamId, int increment)
+    {
+        if (streamId == 0)
+        {
+            _connectionWindow += increment;
+            if (_connectionWindow > Http2Frame.MaxWindowSize)
+            {
+                return false;
+            }
+        }
+        else if (_owed.TryGetValue(streamId, out Owed owed))
+        {
+            owed.Window += increment;
+            if (owed.Window > Http2Frame.MaxWindowSize)
+            {
+                return false;
+            }
+
+            _owed[streamId] = owed;
+        }
+
+        SendOwed();
+        return true;
+    }
+
+    /// <summary>
+    /// The peer's SETTINGS_INITIAL_WINDOW_SIZE: every stream's window moves by the change (§6.9.2); false when one passes
+    /// 2^31 - 1 (FLOW_CONTROL_ERROR).
+    /// </summary>
+    public bool OnInitialWindowSize(uint size)
+    {
+        int delta = (int)size - _initialStreamWindow;
+        _initialStreamWindow = (int)size;
+        foreach (int streamId in _blocked)
+        {
+            Owed owed = _owed[streamId];
+            owed.Window += delta;
+            if (owed.Window > Http2Frame.MaxWindowSize)
+            {
+                return false;
+            }
+
+            _owed[streamId] = owed;
+        }
+
+        SendOwed();
+        return true;
+    }
+
+    /// <summary>The peer reset the stream: nothing more is sent on it.</summary>
+    public void DropOwed(int streamId)
+    {
+        if (_owed.Remove(streamId, out Owed owed))
+        {
+            _blocked.Remove(streamId);
+            ArrayPool<byte>.Shared.Return(owed.Bytes);
+        }
+    }
+
+    /// <summary>Gives back what the streams still owed when the connection ends.</summary>
+    public void Release()
+    {
+        foreach (Owed owed in _owed.Values)
+        {
+            ArrayPool<byte>.Shared.Return(owed.Bytes);
+        }
+
+        _owed.Clear();
+        _blocked.Clear();
+    }
+
+    private void SendOwed()
+    {
+        for (int i = 0; i < _blocked.Count && _connectionWindow > 0; i++)
+        {
+            int streamId = _blocked[i];
+            Owed owed = _owed[streamId];
+            long window = owed.Window;
+            int sent = SendData(streamId, owed.Bytes.AsSpan(owed.Offset, owed.Length), ref window);
+            if (sent == owed.Length)
+            {
+                _owed.Remove(streamId);
+                _blocked.RemoveAt(i--);
+                ArrayPool<byte>.Shared.Return(owed.Bytes);
+            }
+            else
+            {
+                _owed[streamId] = new Owed(owed.Bytes, owed.Offset + sent, owed.Length - sent, window);
+            }
+        }
+    }
+
+    /// <summary>Sends what the windows allow of <paramref name="data"/>, END_STREAM with its last byte; returns how much.</summary>
+    private int SendData(int streamId, ReadOnlySpan<byte> data, ref long streamWindow)
+    {
+        int sent = 0;
+        while (sent < data.Length)
+        {
+            int length = (int)Math.Min(Math.Min(streamWindow, _connectionWindow), Math.Min(data.Length - sent, MaxFrameSize));
+            if (length <= 0)
+            {
+                break;
+            }
+
+            bool last = sent + length == data.Length;
+            WriteFrame(streamId, Http2FrameType.Data, last ? Http2FrameFlags.EndStream : (byte)0, data.Slice(sent, length));
+            sent += length;
+            streamWindow -= length;
+            _connectionWindow -= length;
+        }
+
+        return sent;
+    }
+
+    private void WriteFrame(int streamId, Http2FrameType type, byte flags, ReadOnlySpan<byte> payload)
+    {
+        Span<byte> header = _output.GetSpan(Http2Frame.HeaderLength);
+        _output.Advance(Http2FrameWriter.WriteHeader(header, payload.Length, type, flags, streamId));
+        _output.Write(payload);
+        HasOutput = true;
+    }
+
+    private void Commit(int written)
+    {
+        _output.Advance(written);
+        HasOutput = true;
+    }
+
+    /// <summary>A stream's response bytes not sent yet, and its send window.</summary>
+    private record struct Owed(byte[] Bytes, int Offset, int Length, long Window);
+}
