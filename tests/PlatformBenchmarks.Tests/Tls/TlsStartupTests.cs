@@ -60,20 +60,21 @@ public class TlsStartupTests
     }
 
     [Fact]
-    public async Task TheHostsListeningLinesNameATlsListenerHttps()
+    public async Task TheHostsListeningLinesNameATlsListenerHttpsAndAnH2cListenerH2c()
     {
         using var certificate = TestCertificate.Create();
         int plain = ServerProcess.FreePort();
         int tls = ServerProcess.FreePort();
+        int h2c = ServerProcess.FreePort();
         using Process server = ServerProcess.Start(
-            ["--urls", $"http://127.0.0.1:{plain};https://127.0.0.1:{tls}"],
+            ["--urls", $"http://127.0.0.1:{plain};https://127.0.0.1:{tls};h2c://127.0.0.1:{h2c}"],
             new Dictionary<string, string?> { ["TLS_CERT"] = certificate.CertificatePath, ["TLS_KEY"] = certificate.KeyPath });
         try
         {
             List<string> lines = await ServerProcess.ReadUntilAsync(server, "Application started", TimeSpan.FromMinutes(1));
 
             Assert.Equal(
-                [$"Now listening on: http://127.0.0.1:{plain}", $"Now listening on: https://127.0.0.1:{tls}"],
+                [$"Now listening on: http://127.0.0.1:{plain}", $"Now listening on: https://127.0.0.1:{tls}", $"Now listening on: h2c://127.0.0.1:{h2c}"],
                 lines.Where(line => line.Contains("Now listening on:", StringComparison.Ordinal)).Select(line => line.Trim()));
         }
         finally
