@@ -27,10 +27,12 @@ public class SocketCompletionsTests
 
         Assert.Contains("completions inline", senders.Banner, StringComparison.Ordinal);
         Assert.True(senders.Total >= Connections * Batches, senders.ToString());
-        // Kestrel starts each connection on the pool, so a connection's first batch may be answered there; from then on
-        // every read completes, and is answered, on the socket thread that saw it.
-        Assert.True(senders.Of(PoolWorker) <= 2 * Connections, senders.ToString());
-        Assert.True(senders.Of(SocketThread) >= senders.Total - (2 * Connections), senders.ToString());
+        // Kestrel starts each connection on the pool, so a connection's first batch is answered there, and so is every
+        // later one whose read finds its data already arrived (on a busy machine the pool thread can lag behind the
+        // client by a batch or two); every read that waits completes, and is answered, on the socket thread that saw
+        // it. Switched off, the pool sends nearly all of them (the test below), so a tenth tells the two apart.
+        Assert.True(senders.Of(PoolWorker) <= senders.Total / 10, senders.ToString());
+        Assert.True(senders.Of(SocketThread) >= senders.Total - (senders.Total / 10), senders.ToString());
     }
 
     [Fact]
@@ -41,8 +43,8 @@ public class SocketCompletionsTests
 
         Assert.Contains($"queued to the thread pool ({SocketCompletions.VariableName}=0", senders.Banner, StringComparison.Ordinal);
         Assert.True(senders.Total >= Connections * Batches, senders.ToString());
-        Assert.True(senders.Of(SocketThread) <= 2 * Connections, senders.ToString());
-        Assert.True(senders.Of(PoolWorker) >= senders.Total - (2 * Connections), senders.ToString());
+        Assert.True(senders.Of(SocketThread) <= senders.Total / 10, senders.ToString());
+        Assert.True(senders.Of(PoolWorker) >= senders.Total - (senders.Total / 10), senders.ToString());
     }
 
     [Fact]
