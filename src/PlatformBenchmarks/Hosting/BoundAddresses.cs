@@ -72,9 +72,30 @@ internal sealed class BoundAddresses : IServerAddressesFeature, ICollection<stri
 
     public bool Remove(string item) => _kestrel.Addresses.Remove(item);
 
-    public bool Contains(string item) => this.AsEnumerable().Contains(item);
+    // Both walk the enumerator themselves: LINQ's Contains and ToList hand an ICollection<T> back to its own Contains and
+    // CopyTo, which would call themselves until the stack runs out.
+    public bool Contains(string item)
+    {
+        foreach (string address in this)
+        {
+            if (string.Equals(address, item, StringComparison.Ordinal))
+            {
+                return true;
+            }
+        }
 
-    public void CopyTo(string[] array, int arrayIndex) => this.ToList().CopyTo(array, arrayIndex);
+        return false;
+    }
+
+    public void CopyTo(string[] array, int arrayIndex)
+    {
+        ArgumentNullException.ThrowIfNull(array);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(Count, array.Length - arrayIndex, nameof(arrayIndex));
+        foreach (string address in this)
+        {
+            array[arrayIndex++] = address;
+        }
+    }
 
     /// <summary>
     /// Kestrel binds one endpoint per address of <c>urls</c>, in their order (Program.Listen), and names each by one

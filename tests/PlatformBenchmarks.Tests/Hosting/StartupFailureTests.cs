@@ -80,8 +80,8 @@ public class StartupFailureTests
         { "http://example:8080", "no valid host" },
         { "http://user@127.0.0.1:8080", "no valid host" },
         { "http://127.0.0.1:8080/base", "has a path" },
-        { "ftp://127.0.0.1:8443", "not an http:// or https:// address" },
-        { "127.0.0.1:8080", "not an http:// or https:// address" },
+        { "ftp://127.0.0.1:8443", "not an http://, https:// or h2c:// address" },
+        { "127.0.0.1:8080", "not an http://, https:// or h2c:// address" },
     };
 
     [Theory]
