@@ -52,9 +52,10 @@ internal sealed class Http2Response : HttpResponse
             + HpackEncoder.MaxFieldLength(ContentTypeName.Length, contentType.Length)
             + HpackEncoder.MaxFieldLength(ContentLengthName.Length, 10)
             + HpackEncoder.MaxFieldLength(AllowName.Length, allow.Length);
-        foreach ((byte[] name, byte[] value) in own)
+        // Indexed loops: a foreach over the interface would allocate an enumerator per response.
+        for (int i = 0; i < own.Count; i++)
         {
-            size += HpackEncoder.MaxFieldLength(name.Length, value.Length);
+            size += HpackEncoder.MaxFieldLength(own[i].Name.Length, own[i].Value.Length);
         }
 
         if (_block.Length < size)
@@ -76,8 +77,9 @@ internal sealed class Http2Response : HttpResponse
             length += encoder.EncodeField(HpackStaticTable.Allow, AllowName, allow, HpackIndexing.Incremental, block.Slice(length));
         }
 
-        foreach ((byte[] name, byte[] value) in own)
+        for (int i = 0; i < own.Count; i++)
         {
+            (byte[] name, byte[] value) = own[i];
             length += encoder.EncodeField(HpackStaticTable.FindName(name), name, value, HpackIndexing.Incremental, block.Slice(length));
         }
 
