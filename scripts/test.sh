@@ -74,6 +74,8 @@ source scripts/lib/packages.sh
 require_command wrk wrk test.sh
 # SocketCompletionsTests read which threads send the responses with strace.
 require_command strace strace test.sh
+# A transport test reads the listening sockets' backlogs with ss.
+require_command ss iproute2 test.sh
 # The gzip tests of the json-compressed route need libdeflate (LibDeflateTests); the server falls back without it.
 require_library libdeflate.so.0 libdeflate0 test.sh
 # The tests read ConnectionString; point them at the cluster just started unless told otherwise.
