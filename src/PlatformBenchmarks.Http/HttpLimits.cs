@@ -59,6 +59,14 @@ public sealed class HttpLimits
     /// </summary>
     public TimeSpan WebSocketIdleTimeout { get; set; } = TimeSpan.FromMinutes(2);
 
+    /// <summary>
+    /// How long an HTTP/2 connection may have no stream open before the server closes it with GOAWAY NO_ERROR (RFC 9113
+    /// §6.8). HTTP/1.1's keep-alive is never timed (see <see cref="RequestHeadersTimeout"/>); an HTTP/2 client opens its
+    /// streams on few connections, and PING frames alone do not keep one open.
+    /// </summary>
+    // Kestrel's keep-alive default.
+    public TimeSpan Http2KeepAliveTimeout { get; set; } = TimeSpan.FromSeconds(130);
+
     internal int MaxHeadSize => MaxRequestLineSize + 2 + MaxRequestHeadersSize + 2;
 }
 
@@ -86,6 +94,7 @@ public sealed class HttpLimitsValidator : IValidateOptions<HttpLimits>
         // A message is gathered in one array when its handler takes it whole.
         RequireInRange(failures, nameof(HttpLimits.MaxWebSocketMessageSize), options.MaxWebSocketMessageSize, 0, Array.MaxLength);
         RequireDuration(failures, nameof(HttpLimits.WebSocketIdleTimeout), options.WebSocketIdleTimeout, allowZero: false);
+        RequireDuration(failures, nameof(HttpLimits.Http2KeepAliveTimeout), options.Http2KeepAliveTimeout, allowZero: false);
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
 

@@ -26,6 +26,9 @@ public sealed class RequestBody
     private readonly HttpLimits? _limits;
     private readonly HttpConnectionClock? _clock;
 
+    // A codec that frames bodies itself (HTTP/2's DATA frames) feeds the body through this instead of the input.
+    private readonly IRequestContent? _content;
+
     private RequestBodyReader _framing;
     private BodyKind _kind;
     private long _contentLength;
@@ -51,14 +54,17 @@ public sealed class RequestBody
     {
     }
 
+    /// <summary>A body fed by a codec of its own (<paramref name="content"/>) rather than read from the HTTP/1.1 input.</summary>
+    internal RequestBody(IRequestContent content) => _content = content;
+
     /// <summary>A body that is always empty, for a request built without a connection.</summary>
     internal static RequestBody Empty { get; } = new();
 
     /// <summary>Whether the request has a body (a Content-Length above 0, or chunked).</summary>
-    public bool HasBody => _active && _kind != BodyKind.None;
+    public bool HasBody => _content?.HasBody ?? (_active && _kind != BodyKind.None);
 
     /// <summary>The Content-Length of the body; null when it is chunked (its length is known only at its end).</summary>
-    public long? Length => !_active ? 0 : _kind == BodyKind.Chunked ? null : _contentLength;
+    public long? Length => _content is not null ? _content.Length : !_active ? 0 : _kind == BodyKind.Chunked ? null : _contentLength;
 
     /// <summary>
     /// Copies the next body bytes into <paramref name="destination"/> (not empty) and returns how many; 0 once the body
@@ -70,6 +76,11 @@ public sealed class RequestBody
         if (destination.IsEmpty)
         {
             throw new ArgumentException("A body read needs room for at least one byte.", nameof(destination));
+        }
+
+        if (_content is not null)
+        {
+            return _content.ReadAsync(destination);
         }
 
         if (!_active)
@@ -297,6 +308,20 @@ internal sealed class RequestBodyException : IOException
     }
 
     public RequestRejection Rejection { get; }
+}
+
+/// <summary>
+/// A body a codec frames itself (HTTP/2's DATA frames, RFC 9113 §8.1), handed to handlers through the same
+/// <see cref="RequestBody"/> as HTTP/1.1's; its reads follow <see cref="RequestBody.ReadAsync"/>'s contract.
+/// </summary>
+internal interface IRequestContent
+{
+    bool HasBody { get; }
+
+    /// <summary>The Content-Length the request announced; null when it announced none.</summary>
+    long? Length { get; }
+
+    ValueTask<int> ReadAsync(Memory<byte> destination);
 }
 
 /// <summary>What a <see cref="RequestBody"/> needs of its connection when it has to wait for the client.</summary>

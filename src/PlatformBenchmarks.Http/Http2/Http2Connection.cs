@@ -7,9 +7,10 @@ namespace PlatformBenchmarks.Http.Http2;
 
 /// <summary>
 /// One HTTP/2 connection with prior knowledge (RFC 9113 §3.3): the client preface, then frames. It reads every frame of
-/// a read, answers each request as its header block ends, in order, and flushes once per read, as the HTTP/1.1
-/// connection does. Generic over the application struct so requests reach it without an interface call. Its design
-/// and what it does not do yet: docs/decisions/0020-http2.md.
+/// a read, dispatches each request as its header block ends, and flushes once per read, as the HTTP/1.1 connection
+/// does; a handler that completes later answers on its own, without holding the other streams. Generic over the
+/// application struct so requests reach it without an interface call. Its design and what it does not do yet:
+/// docs/decisions/0020-http2.md.
 /// </summary>
 internal sealed partial class Http2Connection<TApp>
     where TApp : struct, IHttpApplication
@@ -20,7 +21,6 @@ internal sealed partial class Http2Connection<TApp>
     private enum Step : byte
     {
         Continue,
-        Dispatched,
         NeedMore,
         Close,
     }
@@ -29,6 +29,7 @@ internal sealed partial class Http2Connection<TApp>
     private readonly PipeWriter _transportOutput;
     private readonly Http2Output _output;
     private readonly Http2Response _response;
+    private readonly DateHeader _date;
     private readonly HpackDecoder _decoder;
     private readonly Http2RequestHeadBuilder _builder = new();
     private readonly HttpConnectionContext _context;
@@ -54,7 +55,8 @@ internal sealed partial class Http2Connection<TApp>
         _input = transport.Input;
         _transportOutput = transport.Output;
         _output = new Http2Output(transport.Output);
-        _response = new Http2Response(_output, context.Date);
+        _date = context.Date;
+        _response = new Http2Response(_output, _date);
         _context = new HttpConnectionContext(context, loop);
         _limits = context.Limits;
         _logger = context.Logger;
@@ -83,6 +85,7 @@ internal sealed partial class Http2Connection<TApp>
         try
         {
             // The server's preface is a SETTINGS frame (§3.4), sent without waiting for the client's.
+            StartTimers();
             _output.WriteSettings(
             [
                 (Http2SettingsParameter.HeaderTableSize, HeaderTableSize),
@@ -99,10 +102,7 @@ internal sealed partial class Http2Connection<TApp>
         }
         finally
         {
-            _output.Release();
-            _response.ReleaseBodyBuffer();
-            await _input.CompleteAsync();
-            await _transportOutput.CompleteAsync();
+            await CloseAsync();
         }
     }
 
@@ -110,50 +110,60 @@ internal sealed partial class Http2Connection<TApp>
     {
         while (true)
         {
-            ReadResult result = await _input.ReadAsync();
-            ReadOnlySequence<byte> buffer = result.Buffer;
-            Step step = result.IsCanceled ? GoAway(Http2ErrorCode.NoError, "The server is stopping.") : Step.Continue;
-            while (step == Step.Continue)
+            CancellationToken timeout;
+            lock (Sync)
             {
-                step = ProcessNext(ref buffer, out ValueTask pending);
-                if (step == Step.Dispatched)
+                if (ArmTimer(out timeout) == Step.Close)
                 {
-                    if (!pending.IsCompletedSuccessfully)
-                    {
-                        await CompleteAsync(pending);
-                    }
-
-                    if (!_response.HasWritten)
-                    {
-                        _response.WriteText(HttpStatus.InternalServerError, "The request was not answered.\n"u8);
-                    }
-
-                    step = Step.Continue;
+                    break;
                 }
+            }
+
+            ReadResult result;
+            try
+            {
+                result = await _input.ReadAsync(timeout);
+            }
+            catch (OperationCanceledException) when (timeout.IsCancellationRequested)
+            {
+                // A deadline came: ArmTimer tells which, and whether it has passed.
+                continue;
+            }
+
+            ReadOnlySequence<byte> buffer = result.Buffer;
+            Step step;
+            lock (Sync)
+            {
+                // Handlers that complete on their own wait while the frames of this read are handled: the loop writes
+                // under the lock, and a request that completes here is flushed with the rest of the read.
+                _inLoop = true;
+                step = result.IsCanceled ? OnCanceledRead() : Step.Continue;
+                while (step == Step.Continue)
+                {
+                    step = ProcessNext(ref buffer);
+                }
+
+                if (IsDrained)
+                {
+                    step = Step.Close;
+                }
+
+                _inLoop = false;
             }
 
             _input.AdvanceTo(buffer.Start, buffer.End);
-            if (_output.HasOutput)
-            {
-                _output.HasOutput = false;
-                FlushResult flush = await _transportOutput.FlushAsync();
-                if (flush.IsCompleted || flush.IsCanceled)
-                {
-                    return;
-                }
-            }
-
-            if (step == Step.Close || result.IsCompleted)
+            if (!await FlushAsync() || step == Step.Close || result.IsCompleted)
             {
                 return;
             }
         }
+
+        await FlushAsync();
     }
 
     /// <summary>Reads and handles the next frame of <paramref name="buffer"/>, slicing off what it used.</summary>
-    private Step ProcessNext(ref ReadOnlySequence<byte> buffer, out ValueTask pending)
+    private Step ProcessNext(ref ReadOnlySequence<byte> buffer)
     {
-        pending = default;
         if (!_prefaceReceived)
         {
             return ReadPreface(ref buffer);
@@ -178,7 +188,7 @@ internal sealed partial class Http2Connection<TApp>
                 return GoAway(Http2ErrorCode.ProtocolError, "A frame on an idle stream (RFC 9113 §5.1).");
             }
 
-            _output.WriteRstStream(frame.StreamId, error.Code);
+            ResetStream(frame.StreamId, error.Code);
             return Step.Continue;
         }
 
@@ -195,9 +205,9 @@ internal sealed partial class Http2Connection<TApp>
 
         return frame.Type switch
         {
-            Http2FrameType.Headers => OnHeaders(in frame, in content, out pending),
-            Http2FrameType.Continuation => OnContinuation(in frame, in content, out pending),
-            Http2FrameType.Data => OnData(in frame),
+            Http2FrameType.Headers => OnHeaders(in frame, in content),
+            Http2FrameType.Continuation => OnContinuation(in frame, in content),
+            Http2FrameType.Data => OnData(in frame, in content),
             Http2FrameType.Settings => OnSettings(in frame, content),
             Http2FrameType.Ping => OnPing(in frame),
             Http2FrameType.WindowUpdate => OnWindowUpdate(in frame),
@@ -233,9 +243,8 @@ internal sealed partial class Http2Connection<TApp>
         return Step.Continue;
     }
 
-    private Step OnHeaders(in Http2Frame frame, in ReadOnlySequence<byte> content, out ValueTask pending)
+    private Step OnHeaders(in Http2Frame frame, in ReadOnlySequence<byte> content)
     {
-        pending = default;
         if ((frame.StreamId & 1) == 0)
         {
             return GoAway(Http2ErrorCode.ProtocolError, "A client stream with an even identifier (RFC 9113 §5.1.1).");
@@ -243,8 +252,13 @@ internal sealed partial class Http2Connection<TApp>
 
         if (frame.StreamId <= _lastStreamId)
         {
+            if (IsReceiving(frame.StreamId))
+            {
+                return OnTrailers(in frame, in content);
+            }
+
             // A stream this side has closed, or one half-closed by the client still receiving its response (§5.1).
-            return _output.IsOwing(frame.StreamId)
+            return _output.IsOwing(frame.StreamId) || _streams.ContainsKey(frame.StreamId)
                 ? GoAway(Http2ErrorCode.StreamClosed, "HEADERS on a stream the client has half-closed (RFC 9113 §5.1).")
                 : GoAway(Http2ErrorCode.ProtocolError, "HEADERS on a stream identifier already used (RFC 9113 §5.1.1).");
         }
@@ -253,27 +267,31 @@ internal sealed partial class Http2Connection<TApp>
         _headersStreamId = frame.StreamId;
         _headersEndStream = frame.EndStream;
         _headerBlockBytes = 0;
-        _refuseStream = _output.OwingStreamCount >= MaxConcurrentStreams;
+        _headerBlockStart = Time.GetTimestamp();
+
+        // Past the final GOAWAY's last stream, a request is ignored (§6.8); its block is still decoded for HPACK's sake.
+        _refuseStream = OpenStreamCount >= MaxConcurrentStreams || frame.StreamId > _goAwayLastStreamId;
         _builder.Start(_limits.MaxRequestHeaderCount);
-        return OnHeaderFragment(in frame, in content, out pending);
+        return OnHeaderFragment(in frame, in content);
     }
 
-    private Step OnContinuation(in Http2Frame frame, in ReadOnlySequence<byte> content, out ValueTask pending)
-    {
-        pending = default;
-        return _headersStreamId == 0
+    private Step OnContinuation(in Http2Frame frame, in ReadOnlySequence<byte> content) =>
+        _headersStreamId == 0
             ? GoAway(Http2ErrorCode.ProtocolError, "CONTINUATION without a header block (RFC 9113 §6.10).")
-            : OnHeaderFragment(in frame, in content, out pending);
-    }
+            : OnHeaderFragment(in frame, in content);
 
     /// <summary>Decodes a fragment of the header block as it arrives; the block's last one dispatches the request.</summary>
-    private Step OnHeaderFragment(in Http2Frame frame, in ReadOnlySequence<byte> content, out ValueTask pending)
+    private Step OnHeaderFragment(in Http2Frame frame, in ReadOnlySequence<byte> content)
     {
-        pending = default;
         _headerBlockBytes += (int)content.Length;
         if (_headerBlockBytes > MaxHeaderBlockBytes)
         {
             return GoAway(Http2ErrorCode.EnhanceYourCalm, "A header block larger than the server takes.");
+        }
+
+        if (_inTrailers)
+        {
+            return OnTrailerFragment(in frame, in content);
         }
 
         Http2RequestHeadBuilder.FieldSink sink = _builder.Sink;
@@ -294,7 +312,11 @@ internal sealed partial class Http2Connection<TApp>
         if (_refuseStream)
         {
             // §5.1.2: past SETTINGS_MAX_CONCURRENT_STREAMS; REFUSED_STREAM tells the client it may retry.
-            _output.WriteRstStream(streamId, Http2ErrorCode.RefusedStream);
+            if (streamId <= _goAwayLastStreamId)
+            {
+                ResetStream(streamId, Http2ErrorCode.RefusedStream);
+            }
+
             return Step.Continue;
         }
 
@@ -307,27 +329,11 @@ internal sealed partial class Http2Connection<TApp>
         if (headError != Http2HeadError.None || (_headersEndStream && _builder.HasContentLength && _builder.Head.ContentLength != 0))
         {
             // §8.1.1: a malformed request (a Content-Length with no DATA to match it among them).
-            _output.WriteRstStream(streamId, Http2ErrorCode.ProtocolError);
+            ResetStream(streamId, Http2ErrorCode.ProtocolError);
             return Step.Continue;
         }
 
-        if (!_headersEndStream)
-        {
-            return Refuse(streamId, HttpStatus.NotImplemented, "Request content over HTTP/2 is not supported yet.\n"u8);
-        }
-
-        ref readonly RequestHead head = ref _builder.Head;
-        _response.Reset(streamId, head.Method == HttpMethod.Head);
-        try
-        {
-            pending = _app.ProcessRequest(new HttpRequest(_builder.HeadBytes, in head, RequestBody.Empty, _context), _response);
-        }
-        catch (Exception ex)
-        {
-            pending = ValueTask.FromException(ex);
-        }
-
-        return Step.Dispatched;
+        return Dispatch(streamId);
     }
 
     /// <summary>
@@ -340,29 +346,7 @@ internal sealed partial class Http2Connection<TApp>
         _response.WriteText(status, reason);
         if (!_headersEndStream && !_output.IsOwing(streamId))
         {
-            _output.WriteRstStream(streamId, Http2ErrorCode.NoError);
-        }
-
-        return Step.Continue;
-    }
-
-    private Step OnData(in Http2Frame frame)
-    {
-        if (frame.StreamId > _lastStreamId)
-        {
-            return GoAway(Http2ErrorCode.ProtocolError, "DATA on an idle stream (RFC 9113 §5.1).");
-        }
-
-        // No stream takes content yet: DATA comes only on streams already answered and reset, and is dropped (§5.1,
-        // closed); the connection's window gets its bytes back at once so other streams are not starved.
-        if (frame.FlowControlledLength > Http2Output.DefaultWindowSize)
-        {
-            return GoAway(Http2ErrorCode.FlowControlError, "DATA past the connection's window (RFC 9113 §6.9.1).");
-        }
-
-        if (frame.FlowControlledLength > 0)
-        {
-            _output.WriteWindowUpdate(0, frame.FlowControlledLength);
+            ResetStream(streamId, Http2ErrorCode.NoError);
         }
 
         return Step.Continue;
@@ -372,7 +356,8 @@ internal sealed partial class Http2Connection<TApp>
     {
         if (frame.IsAck)
         {
-            // Our settings are acknowledged; none of them changes what the decoder already allows.
+            // Our settings are acknowledged (§6.5.3); none of them changes what the decoder already allows.
+            _settingsAckDue = false;
             return Step.Continue;
         }
 
@@ -408,6 +393,10 @@ internal sealed partial class Http2Connection<TApp>
         {
             _output.WritePingAck(frame.PingData);
         }
+        else
+        {
+            OnPingAck(frame.PingData);
+        }
 
         return Step.Continue;
     }
@@ -440,6 +429,7 @@ internal sealed partial class Http2Connection<TApp>
         }
 
         _output.DropOwed(frame.StreamId);
+        OnStreamReset(frame.StreamId);
         return Step.Continue;
     }
 
@@ -453,23 +443,6 @@ internal sealed partial class Http2Connection<TApp>
         }
 
         return Step.Close;
-    }
-
-    private async ValueTask CompleteAsync(ValueTask pending)
-    {
-        try
-        {
-            await pending;
-        }
-        catch (Exception ex)
-        {
-            // The engine's own I/O never runs inside a handler: this is the application's.
-            LogApplicationError(_logger, ex);
-            if (!_response.HasWritten)
-            {
-                _response.WriteText(HttpStatus.InternalServerError, "Internal server error.\n"u8);
-            }
-        }
     }
 
     [LoggerMessage(EventId = 20, Level = LogLevel.Debug, Message = "HTTP/2 connection ended by the peer: {Reason}")]

@@ -25,6 +25,15 @@ internal sealed class Http2Output
 
     public Http2Output(PipeWriter output) => _output = output;
 
+    /// <summary>
+    /// The connection's lock: handlers that complete on their own write their responses concurrently with the frame loop,
+    /// so the output, the encoder (whose blocks must leave in the order they were encoded) and the streams are used under it.
+    /// </summary>
+    public Lock Sync { get; } = new();
+
+    /// <summary>The connection has ended: responses written from now on are dropped.</summary>
+    public bool IsClosed { get; set; }
+
     /// <summary>The encoder of this connection's header blocks, which mirrors the peer's decoder.</summary>
     public HpackEncoder Encoder { get; } = new();
 
@@ -43,6 +52,8 @@ internal sealed class Http2Output
         Commit(Http2FrameWriter.WriteSettings(_output.GetSpan(Http2Frame.HeaderLength + (settings.Length * Http2FrameWriter.SettingLength)), settings));
 
     public void WriteSettingsAck() => Commit(Http2FrameWriter.WriteSettingsAck(_output.GetSpan(Http2Frame.HeaderLength)));
+
+    public void WritePing(ulong data) => Commit(Http2FrameWriter.WritePing(_output.GetSpan(Http2Frame.HeaderLength + 8), data, ack: false));
 
     public void WritePingAck(ulong data) => Commit(Http2FrameWriter.WritePing(_output.GetSpan(Http2Frame.HeaderLength + 8), data, ack: true));
 

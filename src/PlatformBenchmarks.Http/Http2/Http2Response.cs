@@ -39,9 +39,28 @@ internal sealed class Http2Response : HttpResponse
         _streamId = streamId;
         _isHead = isHead;
         HasWritten = false;
+        IsCanceled = false;
     }
 
+    /// <summary>The stream was reset or the connection ended: what the handler writes now is dropped.</summary>
+    public bool IsCanceled { get; set; }
+
+    // A handler that completes on its own writes from its own thread: the block is encoded and its frames written under
+    // the connection's lock, so the encoder's blocks reach the peer in the order they were encoded (RFC 7541 §2.3.2).
     private protected override void WriteResponse(HttpStatus status, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> body, ReadOnlySpan<byte> allow, ResponseFields? fields)
+    {
+        lock (_output.Sync)
+        {
+            if (!IsCanceled && !_output.IsClosed)
+            {
+                Encode(status, contentType, body, allow, fields);
+            }
+
+            HasWritten = true;
+        }
+    }
+
+    private void Encode(HttpStatus status, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> body, ReadOnlySpan<byte> allow, ResponseFields? fields)
     {
         HpackEncoder encoder = _output.Encoder;
         ReadOnlySpan<byte> date = _date.Value;
@@ -90,7 +109,5 @@ internal sealed class Http2Response : HttpResponse
         {
             _output.WriteData(_streamId, body);
         }
-
-        HasWritten = true;
     }
 }

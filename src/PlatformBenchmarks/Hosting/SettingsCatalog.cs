@@ -80,6 +80,7 @@ internal static class SettingsCatalog
             new("Http:MaxLingerTime", Text(http.MaxLingerTime), "the longest a closing connection is kept reading; a WebSocket's close waits as long for the client's"),
             new("Http:MaxWebSocketMessageSize", Text(http.MaxWebSocketMessageSize), "largest WebSocket message a client may send, all its frames (close 1009 beyond)"),
             new("Http:WebSocketIdleTimeout", Text(http.WebSocketIdleTimeout), "how long a WebSocket may go without a byte from the client (close 1001 after)"),
+            new("Http:Http2KeepAliveTimeout", Text(http.Http2KeepAliveTimeout), "how long an HTTP/2 connection may have no stream open (GOAWAY NO_ERROR after)"),
             new("TLS_CERT", "(none)", "https:// listeners: the certificate as a PEM file, leaf first (HttpArena's name; Tls:CertificatePath wins)"),
             new("TLS_KEY", "(none)", "https:// listeners: the certificate's private key as a PEM file (HttpArena's name; Tls:KeyPath wins)"),
             new("Tls:CertificatePath", "(none)", "https:// listeners: the certificate as a PEM file, leaf first, then its chain"),

@@ -69,6 +69,7 @@ public partial class HttpLimitsTests
     [InlineData("MaxLingerTime", "100.00:00:00")]
     [InlineData("LingerTimeout", "two seconds")]
     [InlineData("MaxRequestBodySize", "1MB")]
+    [InlineData("Http2KeepAliveTimeout", "00:00:00")]
     public async Task AnUnusableSettingStopsTheServerAtStartUpNamingTheKey(string key, string value)
     {
         SettingsException exception = await Assert.ThrowsAsync<SettingsException>(() => BoundLimitsAsync($"--Http:{key}", value));

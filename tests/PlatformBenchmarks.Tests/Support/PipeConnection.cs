@@ -16,15 +16,19 @@ internal sealed class PipeConnection<TApp> : IAsyncDisposable
     private readonly ExaminedCountingReader _input;
     private long _sent;
 
-    public PipeConnection(TApp app, HttpLimits? limits = null, bool transportHalfCloses = false, ILogger? logger = null, ConnectionLoop loop = default, CancellationToken closeRequested = default)
+    /// <param name="http2">Run the HTTP/2 codec (a connection of an h2c:// listener) instead of HTTP/1.1's.</param>
+    public PipeConnection(TApp app, HttpLimits? limits = null, bool transportHalfCloses = false, ILogger? logger = null, ConnectionLoop loop = default, bool http2 = false, CancellationToken closeRequested = default)
     {
         // Without limits of its own, a test gets no linger: after a rejection the engine closes once it has answered.
         // The lingering tests set their own, and drive the clock through Time.
         limits ??= new HttpLimits { LingerTimeout = TimeSpan.Zero };
         var context = new HttpServerContext(limits, Time, new DateHeader(Time), logger ?? NullLogger.Instance, HeadBuffers);
         _input = new ExaminedCountingReader(_requests.Reader);
-        var connection = new HttpConnection<TApp>(app, new DuplexPipe(_input, _responses.Writer), context, transportHalfCloses, loop, closeRequested);
-        Completion = Task.Run(connection.ExecuteAsync, CancellationToken.None);
+        var transport = new DuplexPipe(_input, _responses.Writer);
+        Func<Task> execute = http2
+            ? new PlatformBenchmarks.Http.Http2.Http2Connection<TApp>(app, transport, context, loop, closeRequested).ExecuteAsync
+            : new HttpConnection<TApp>(app, transport, context, transportHalfCloses, loop, closeRequested).ExecuteAsync;
+        Completion = Task.Run(execute, CancellationToken.None);
         Output = _responses.Reader.AsStream();
     }
 
