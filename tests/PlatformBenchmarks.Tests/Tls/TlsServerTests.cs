@@ -4,6 +4,7 @@ using System.Net.Security;
 using System.Net.Sockets;
 using System.Security.Authentication;
 using System.Text;
+using PlatformBenchmarks.Http.Tls;
 using PlatformBenchmarks.Tests.Support;
 using PlatformBenchmarks.Transport;
 
@@ -11,9 +12,9 @@ namespace PlatformBenchmarks.Tests.Tls;
 
 /// <summary>
 /// HTTP/1.1 over TLS end to end, with independent clients (<see cref="SslStream"/> with ALPN, <see cref="HttpClient"/>):
-/// every kind of transport carries the TLS layer, which carries the HTTP engine unchanged.
+/// every kind of transport carries the TLS layer, with each of its engines, which carries the HTTP engine unchanged.
 /// </summary>
-public abstract class TlsServerTests(TlsServerFixture server)
+public abstract class TlsServerTests(TlsServerFixture server, TlsEngine engine)
 {
     private const string PlaintextResponse =
         "HTTP/1.1 200 OK\r\nServer: PB\r\nDate: *\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\nHello, World!";
@@ -22,6 +23,9 @@ public abstract class TlsServerTests(TlsServerFixture server)
         "HTTP/1.1 200 OK\r\nServer: PB\r\nDate: *\r\nContent-Type: application/json\r\nContent-Length: 27\r\n\r\n{\"message\":\"Hello, World!\"}";
 
     private static CancellationToken Deadline => new CancellationTokenSource(TimeSpan.FromSeconds(10)).Token;
+
+    [Fact]
+    public void TheConfiguredEngineCarriesTheConnections() => Assert.Equal(engine, server.Tls.Engine);
 
     [Fact]
     public async Task PlaintextAndJsonAreAnsweredOverTlsWithAlpnHttp11()
@@ -252,17 +256,32 @@ public abstract class TlsServerTests(TlsServerFixture server)
     }
 }
 
-public class IoUringTlsServerTests(IoUringTlsServerTests.Server server) : TlsServerTests(server), IClassFixture<IoUringTlsServerTests.Server>
+public class IoUringTlsServerTests(IoUringTlsServerTests.Server server) : TlsServerTests(server, TlsEngine.SslStream), IClassFixture<IoUringTlsServerTests.Server>
 {
     public sealed class Server() : TlsServerFixture(TransportKind.IoUring);
 }
 
-public class EpollTlsServerTests(EpollTlsServerTests.Server server) : TlsServerTests(server), IClassFixture<EpollTlsServerTests.Server>
+public class IoUringOpenSslTlsServerTests(IoUringOpenSslTlsServerTests.Server server) : TlsServerTests(server, TlsEngine.OpenSsl), IClassFixture<IoUringOpenSslTlsServerTests.Server>
+{
+    public sealed class Server() : TlsServerFixture(TransportKind.IoUring, null, "--Tls:Engine", nameof(TlsEngine.OpenSsl));
+}
+
+public class EpollTlsServerTests(EpollTlsServerTests.Server server) : TlsServerTests(server, TlsEngine.SslStream), IClassFixture<EpollTlsServerTests.Server>
 {
     public sealed class Server() : TlsServerFixture(TransportKind.Epoll);
 }
 
-public class SocketsTlsServerTests(SocketsTlsServerTests.Server server) : TlsServerTests(server), IClassFixture<SocketsTlsServerTests.Server>
+public class EpollOpenSslTlsServerTests(EpollOpenSslTlsServerTests.Server server) : TlsServerTests(server, TlsEngine.OpenSsl), IClassFixture<EpollOpenSslTlsServerTests.Server>
+{
+    public sealed class Server() : TlsServerFixture(TransportKind.Epoll, null, "--Tls:Engine", nameof(TlsEngine.OpenSsl));
+}
+
+public class SocketsTlsServerTests(SocketsTlsServerTests.Server server) : TlsServerTests(server, TlsEngine.SslStream), IClassFixture<SocketsTlsServerTests.Server>
 {
     public sealed class Server() : TlsServerFixture(TransportKind.Sockets);
+}
+
+public class SocketsOpenSslTlsServerTests(SocketsOpenSslTlsServerTests.Server server) : TlsServerTests(server, TlsEngine.OpenSsl), IClassFixture<SocketsOpenSslTlsServerTests.Server>
+{
+    public sealed class Server() : TlsServerFixture(TransportKind.Sockets, null, "--Tls:Engine", nameof(TlsEngine.OpenSsl));
 }
