@@ -32,7 +32,8 @@ public sealed class TlsOptions
     public TlsSuites CipherSuites { get; set; } = TlsSuites.Aead;
 
     /// <summary>What encrypts and decrypts the records (<see cref="TlsEngine"/>).</summary>
-    public TlsEngine Engine { get; set; } = TlsEngine.SslStream;
+    // OpenSSL on the loop: less server CPU per response than SslStream (docs/decisions/0021-tls-engine.md).
+    public TlsEngine Engine { get; set; } = TlsEngine.OpenSsl;
 }
 
 /// <summary>The TLS engine under the listeners (docs/decisions/0021-tls-engine.md).</summary>

@@ -280,7 +280,7 @@ public abstract class TlsServerTests(TlsServerFixture server, TlsEngine engine)
 
 public class IoUringTlsServerTests(IoUringTlsServerTests.Server server) : TlsServerTests(server, TlsEngine.SslStream), IClassFixture<IoUringTlsServerTests.Server>
 {
-    public sealed class Server() : TlsServerFixture(TransportKind.IoUring);
+    public sealed class Server() : TlsServerFixture(TransportKind.IoUring, null, "--Tls:Engine", nameof(TlsEngine.SslStream));
 }
 
 public class IoUringOpenSslTlsServerTests(IoUringOpenSslTlsServerTests.Server server) : TlsServerTests(server, TlsEngine.OpenSsl), IClassFixture<IoUringOpenSslTlsServerTests.Server>
@@ -290,7 +290,7 @@ public class IoUringOpenSslTlsServerTests(IoUringOpenSslTlsServerTests.Server se
 
 public class EpollTlsServerTests(EpollTlsServerTests.Server server) : TlsServerTests(server, TlsEngine.SslStream), IClassFixture<EpollTlsServerTests.Server>
 {
-    public sealed class Server() : TlsServerFixture(TransportKind.Epoll);
+    public sealed class Server() : TlsServerFixture(TransportKind.Epoll, null, "--Tls:Engine", nameof(TlsEngine.SslStream));
 }
 
 public class EpollOpenSslTlsServerTests(EpollOpenSslTlsServerTests.Server server) : TlsServerTests(server, TlsEngine.OpenSsl), IClassFixture<EpollOpenSslTlsServerTests.Server>
@@ -300,7 +300,7 @@ public class EpollOpenSslTlsServerTests(EpollOpenSslTlsServerTests.Server server
 
 public class SocketsTlsServerTests(SocketsTlsServerTests.Server server) : TlsServerTests(server, TlsEngine.SslStream), IClassFixture<SocketsTlsServerTests.Server>
 {
-    public sealed class Server() : TlsServerFixture(TransportKind.Sockets);
+    public sealed class Server() : TlsServerFixture(TransportKind.Sockets, null, "--Tls:Engine", nameof(TlsEngine.SslStream));
 }
 
 public class SocketsOpenSslTlsServerTests(SocketsOpenSslTlsServerTests.Server server) : TlsServerTests(server, TlsEngine.OpenSsl), IClassFixture<SocketsOpenSslTlsServerTests.Server>

@@ -122,6 +122,9 @@ internal static partial class LibSsl
     public static partial int SSL_write(SafeSslHandle ssl, ReadOnlySpan<byte> buffer, int length);
 
     [LibraryImport(Ssl)]
+    public static partial int SSL_pending(SafeSslHandle ssl);
+
+    [LibraryImport(Ssl)]
     public static partial int SSL_shutdown(SafeSslHandle ssl);
 
     [LibraryImport(Ssl)]

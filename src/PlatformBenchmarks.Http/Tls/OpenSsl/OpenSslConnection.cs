@@ -280,6 +280,12 @@ internal sealed class OpenSslConnection : IDisposable
                 {
                     plaintext.Advance(read);
                     decrypted = true;
+                    // Nothing left of the record and no byte of another: a further SSL_read could only want more.
+                    if (LibSsl.SSL_pending(_ssl) == 0 && LibSsl.BIO_ctrl(_received, LibSsl.BioCtrlPending, 0, 0) == 0)
+                    {
+                        return Decrypted.WantRead;
+                    }
+
                     continue;
                 }
 

@@ -37,7 +37,12 @@ internal sealed class OpenSslContext : IDisposable
     {
         if (LibSsl.LoadFailure is { } failure)
         {
-            throw new TlsEngineException($"Configuration 'Tls:Engine' is OpenSsl, but {failure}.");
+            throw new TlsEngineException($"Configuration 'Tls:Engine' is OpenSsl, but {failure}; or set it to SslStream.");
+        }
+
+        if (string.IsNullOrEmpty(options.CertificatePath) || string.IsNullOrEmpty(options.KeyPath))
+        {
+            throw new ArgumentException("The OpenSsl engine reads the certificate from TlsOptions.CertificatePath and KeyPath: set both.", nameof(options));
         }
 
         _protocols = [.. protocols.Select(protocol => protocol.Protocol)];
