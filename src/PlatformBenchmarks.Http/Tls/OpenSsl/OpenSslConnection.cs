@@ -147,9 +147,10 @@ internal sealed class OpenSslConnection : IDisposable
 
             await plaintext.FlushAsync().ConfigureAwait(false);
         }
-        catch (Exception exception) when (exception is IOException or InvalidOperationException)
+        catch (Exception exception) when (exception is IOException or InvalidOperationException or OperationCanceledException)
         {
-            // The transport faulted (a reset): the codec's input ends as at the end of the stream.
+            // The transport faulted or was aborted (a reset; Kestrel's ConnectionAbortedException is a cancellation):
+            // the codec's input ends as at the end of the stream.
         }
         finally
         {
