@@ -30,6 +30,20 @@ public sealed class TlsOptions
 
     /// <summary>Which TLS 1.2 cipher suites are offered, and so whether sessions resume (<see cref="TlsSuites"/>).</summary>
     public TlsSuites CipherSuites { get; set; } = TlsSuites.Aead;
+
+    /// <summary>What encrypts and decrypts the records (<see cref="TlsEngine"/>).</summary>
+    // OpenSSL on the loop: less server CPU per response than SslStream (docs/decisions/0021-tls-engine.md).
+    public TlsEngine Engine { get; set; } = TlsEngine.OpenSsl;
+}
+
+/// <summary>The TLS engine under the listeners (docs/decisions/0021-tls-engine.md).</summary>
+public enum TlsEngine
+{
+    /// <summary>.NET's <see cref="System.Net.Security.SslStream"/> over the transport's pipes, as Kestrel's HTTPS.</summary>
+    SslStream,
+
+    /// <summary>OpenSSL 3 directly, with memory BIOs, on the thread that resumes the transport's pipes.</summary>
+    OpenSsl,
 }
 
 /// <summary>

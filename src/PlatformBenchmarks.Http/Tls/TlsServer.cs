@@ -6,6 +6,7 @@ using System.Security.Authentication;
 using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Server.Kestrel.Core.Features;
 using Microsoft.Extensions.Logging;
+using PlatformBenchmarks.Http.Tls.OpenSsl;
 
 namespace PlatformBenchmarks.Http.Tls;
 
@@ -26,6 +27,7 @@ public sealed partial class TlsServer
     private readonly TimeSpan _handshakeTimeout;
     private readonly int _maxHandshakes;
     private readonly ILogger _logger;
+    private readonly OpenSslContext? _openSsl;
     private int _handshakes;
     private int _atCap;
     private long _refused;
@@ -44,6 +46,8 @@ public sealed partial class TlsServer
         _handshakeTimeout = options.HandshakeTimeout;
         _maxHandshakes = options.MaxHandshakes;
         _logger = logger;
+        // The same protocols as SslStream's options offer, so both engines choose alike.
+        _openSsl = options.Engine == TlsEngine.OpenSsl ? new OpenSslContext(options, ApplicationProtocols) : null;
     }
 
     /// <summary>Handshakes begun and not yet completed, failed or timed out.</summary>
@@ -52,13 +56,19 @@ public sealed partial class TlsServer
     /// <summary>The protocols offered in ALPN, most preferred first.</summary>
     public IReadOnlyList<SslApplicationProtocol> ApplicationProtocols => _authentication.ApplicationProtocols!;
 
-    internal async Task OnConnectionAsync(ConnectionContext connection, ConnectionDelegate next)
+    /// <summary>Which engine encrypts this server's connections.</summary>
+    public TlsEngine Engine => _openSsl is null ? TlsEngine.SslStream : TlsEngine.OpenSsl;
+
+    internal Task OnConnectionAsync(ConnectionContext connection, ConnectionDelegate next)
+        => _openSsl is null ? OnSslStreamConnectionAsync(connection, next) : OnOpenSslConnectionAsync(_openSsl, connection, next);
+
+    private async Task OnSslStreamConnectionAsync(ConnectionContext connection, ConnectionDelegate next)
     {
         IDuplexPipe transport = connection.Transport;
         var ssl = new SslStream(new TransportStream(transport), leaveInnerStreamOpen: true);
         try
         {
-            if (await HandshakeAsync(connection, ssl).ConfigureAwait(false))
+            if (await HandshakeAsync(connection, ssl, openSsl: null).ConfigureAwait(false))
             {
                 await RunAsync(connection, ssl, transport, next).ConfigureAwait(false);
             }
@@ -72,7 +82,8 @@ public sealed partial class TlsServer
         }
     }
 
-    private async Task<bool> HandshakeAsync(ConnectionContext connection, SslStream ssl)
+    /// <summary>The handshake of <paramref name="ssl"/> or of <paramref name="openSsl"/>, within the timeout and the cap.</summary>
+    private async Task<bool> HandshakeAsync(ConnectionContext connection, SslStream? ssl, OpenSslConnection? openSsl)
     {
         if (Interlocked.Increment(ref _handshakes) > _maxHandshakes)
         {
@@ -86,8 +97,15 @@ public sealed partial class TlsServer
         using CancellationTokenRegistration closed = connection.ConnectionClosed.UnsafeRegister(static state => ((CancellationTokenSource)state!).Cancel(), timeout);
         try
         {
+            if (openSsl is not null)
+            {
+                // OpenSSL's ALPN callback answers a client without an overlap itself: no ClientHello read ahead.
+                await openSsl.HandshakeAsync(timeout.Token).ConfigureAwait(false);
+                return true;
+            }
+
             SslServerAuthenticationOptions options = await OptionsForAsync(connection.Transport.Input, timeout.Token).ConfigureAwait(false);
-            await ssl.AuthenticateAsServerAsync(options, timeout.Token).ConfigureAwait(false);
+            await ssl!.AuthenticateAsServerAsync(options, timeout.Token).ConfigureAwait(false);
             return true;
         }
         catch (OperationCanceledException)

@@ -13,6 +13,7 @@ using PlatformBenchmarks.Endpoints.HttpArena;
 using PlatformBenchmarks.Endpoints.Tfb;
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Http.Tls;
+using PlatformBenchmarks.Http.Tls.OpenSsl;
 using PlatformBenchmarks.Routing;
 using PlatformBenchmarks.Transport;
 
@@ -190,7 +191,7 @@ internal static class Program
         {
             _ = services.GetRequiredService<TlsServer>();
         }
-        catch (TlsCertificateException exception)
+        catch (Exception exception) when (exception is TlsCertificateException or TlsEngineException)
         {
             throw new SettingsException(exception.Message, exception);
         }

@@ -1,5 +1,6 @@
 using Npgsql;
 using PlatformBenchmarks.Data;
+using PlatformBenchmarks.Http.Tls;
 using PlatformBenchmarks.Tests.Data;
 using PlatformBenchmarks.Tests.Support;
 using PlatformBenchmarks.Transport;
@@ -17,6 +18,22 @@ public class LoopWiringTests
     public static TheoryData<TransportKind, bool> Kinds() => OperatingSystem.IsLinux()
         ? new TheoryData<TransportKind, bool> { { TransportKind.IoUring, true }, { TransportKind.Epoll, true }, { TransportKind.Sockets, false } }
         : new TheoryData<TransportKind, bool> { { TransportKind.Sockets, false } };
+
+    public static TheoryData<TransportKind, bool, TlsEngine> KindsAndEngines()
+    {
+        var data = new TheoryData<TransportKind, bool, TlsEngine>();
+        foreach ((TransportKind kind, bool loops) in OperatingSystem.IsLinux()
+            ? [(TransportKind.IoUring, true), (TransportKind.Epoll, true), (TransportKind.Sockets, false)]
+            : new[] { (TransportKind.Sockets, false) })
+        {
+            foreach (TlsEngine engine in Enum.GetValues<TlsEngine>())
+            {
+                data.Add(kind, loops, engine);
+            }
+        }
+
+        return data;
+    }
 
     [Theory]
     [MemberData(nameof(Kinds))]
@@ -49,12 +66,12 @@ public class LoopWiringTests
     /// the loop would go through the pool, and the loops' own connections would never be opened.
     /// </summary>
     [Theory]
-    [MemberData(nameof(Kinds))]
-    public async Task OverTlsDbReadsOnTheLoopsStillGoThroughTheLoopsOwnConnections(TransportKind kind, bool loops)
+    [MemberData(nameof(KindsAndEngines))]
+    public async Task OverTlsDbReadsOnTheLoopsStillGoThroughTheLoopsOwnConnections(TransportKind kind, bool loops, TlsEngine engine)
     {
-        string name = $"pb-wiring-tls-{kind}-{Environment.ProcessId}".ToLowerInvariant();
+        string name = $"pb-wiring-tls-{engine}-{kind}-{Environment.ProcessId}".ToLowerInvariant();
         using var certificate = TestCertificate.Create();
-        var server = new Server(kind, name, ["--urls", "https://127.0.0.1:0", .. certificate.Settings]);
+        var server = new Server(kind, name, ["--urls", "https://127.0.0.1:0", "--Tls:Engine", engine.ToString(), .. certificate.Settings]);
         await server.InitializeAsync();
         try
         {

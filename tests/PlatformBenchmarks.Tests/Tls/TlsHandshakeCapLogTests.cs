@@ -28,7 +28,7 @@ public sealed class TlsHandshakeCapLogTests : IDisposable
 
     public TlsHandshakeCapLogTests() => _tls = new TlsServer(
         TlsCertificateFiles.Load(_certificate.CertificatePath, _certificate.KeyPath),
-        new TlsOptions { MaxHandshakes = Cap, HandshakeTimeout = s_timeout },
+        new TlsOptions { MaxHandshakes = Cap, HandshakeTimeout = s_timeout, CertificatePath = _certificate.CertificatePath, KeyPath = _certificate.KeyPath },
         _time,
         _logger);
 

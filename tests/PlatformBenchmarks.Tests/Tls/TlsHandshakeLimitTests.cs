@@ -1,5 +1,6 @@
 using System.Net.Security;
 using Microsoft.Extensions.Time.Testing;
+using PlatformBenchmarks.Http.Tls;
 using PlatformBenchmarks.Tests.Support;
 using PlatformBenchmarks.Transport;
 
@@ -13,16 +14,29 @@ public class TlsHandshakeLimitTests
 {
     private static readonly TimeSpan HandshakeTimeout = TimeSpan.FromSeconds(10);
 
-    public static TheoryData<TransportKind> Kinds() => OperatingSystem.IsLinux()
-        ? new TheoryData<TransportKind> { TransportKind.IoUring, TransportKind.Epoll, TransportKind.Sockets }
-        : new TheoryData<TransportKind> { TransportKind.Sockets };
+    /// <summary>Every transport kind of this system with every TLS engine.</summary>
+    private static IEnumerable<(TransportKind Kind, TlsEngine Engine)> KindsAndEngines() =>
+        from kind in OperatingSystem.IsLinux() ? [TransportKind.IoUring, TransportKind.Epoll, TransportKind.Sockets] : new[] { TransportKind.Sockets }
+        from engine in Enum.GetValues<TlsEngine>()
+        select (kind, engine);
+
+    public static TheoryData<TransportKind, TlsEngine> Kinds()
+    {
+        var data = new TheoryData<TransportKind, TlsEngine>();
+        foreach ((TransportKind kind, TlsEngine engine) in KindsAndEngines())
+        {
+            data.Add(kind, engine);
+        }
+
+        return data;
+    }
 
     [Theory]
     [MemberData(nameof(Kinds))]
-    public async Task AHandshakeThatStallsIsClosedWhenTheTimeoutPassesOnTheServersClock(TransportKind kind)
+    public async Task AHandshakeThatStallsIsClosedWhenTheTimeoutPassesOnTheServersClock(TransportKind kind, TlsEngine engine)
     {
         var time = new FakeTimeProvider();
-        await using Server server = await Server.StartAsync(kind, time, maxHandshakes: 100);
+        await using Server server = await Server.StartAsync(kind, engine, time, maxHandshakes: 100);
         using RawClient stalled = await server.ConnectAsync();
         // The first bytes of a ClientHello, and no more.
         await stalled.SendAsync("\u0016\u0003\u0001\u0000\u0030\u0001\u0000\u0000\u002c");
@@ -38,10 +52,10 @@ public class TlsHandshakeLimitTests
 
     [Theory]
     [MemberData(nameof(Kinds))]
-    public async Task BeyondTheCapOnHandshakesInProgressAConnectionIsClosedAtOnceAndTheServerRecoversAfterTheTimeout(TransportKind kind)
+    public async Task BeyondTheCapOnHandshakesInProgressAConnectionIsClosedAtOnceAndTheServerRecoversAfterTheTimeout(TransportKind kind, TlsEngine engine)
     {
         var time = new FakeTimeProvider();
-        await using Server server = await Server.StartAsync(kind, time, maxHandshakes: 2);
+        await using Server server = await Server.StartAsync(kind, engine, time, maxHandshakes: 2);
         using RawClient first = await server.ConnectAsync();
         using RawClient second = await server.ConnectAsync();
         await WaitForHandshakesAsync(server, 2);
@@ -62,10 +76,10 @@ public class TlsHandshakeLimitTests
 
     [Theory]
     [MemberData(nameof(Kinds))]
-    public async Task AWholeClientHelloFollowedBySilenceIsClosedWhenTheTimeoutPasses(TransportKind kind)
+    public async Task AWholeClientHelloFollowedBySilenceIsClosedWhenTheTimeoutPasses(TransportKind kind, TlsEngine engine)
     {
         var time = new FakeTimeProvider();
-        await using Server server = await Server.StartAsync(kind, time, maxHandshakes: 100);
+        await using Server server = await Server.StartAsync(kind, engine, time, maxHandshakes: 100);
         using RawClient stalled = await server.ConnectAsync();
         // A real ClientHello: the server answers it and waits inside the TLS library for the client's next flight.
         await stalled.Stream.WriteAsync(await ClientHelloTests.ClientHelloOfferingAsync("http/1.1"));
@@ -79,13 +93,13 @@ public class TlsHandshakeLimitTests
         await WaitForHandshakesAsync(server, 0);
     }
 
-    public static TheoryData<TransportKind, bool> KindsAndEnds()
+    public static TheoryData<TransportKind, TlsEngine, bool> KindsAndEnds()
     {
-        var data = new TheoryData<TransportKind, bool>();
-        foreach (TransportKind kind in Kinds())
+        var data = new TheoryData<TransportKind, TlsEngine, bool>();
+        foreach ((TransportKind kind, TlsEngine engine) in KindsAndEngines())
         {
-            data.Add(kind, false);
-            data.Add(kind, true);
+            data.Add(kind, engine, false);
+            data.Add(kind, engine, true);
         }
 
         return data;
@@ -93,10 +107,10 @@ public class TlsHandshakeLimitTests
 
     [Theory]
     [MemberData(nameof(KindsAndEnds))]
-    public async Task AHandshakeThePeerClosesOrResetsMidwayIsNoLongerCountedWithoutTheClock(TransportKind kind, bool reset)
+    public async Task AHandshakeThePeerClosesOrResetsMidwayIsNoLongerCountedWithoutTheClock(TransportKind kind, TlsEngine engine, bool reset)
     {
         var time = new FakeTimeProvider();
-        await using Server server = await Server.StartAsync(kind, time, maxHandshakes: 1);
+        await using Server server = await Server.StartAsync(kind, engine, time, maxHandshakes: 1);
         using (RawClient leaving = await server.ConnectAsync())
         {
             await leaving.SendAsync("\u0016\u0003\u0001\u0000\u0030\u0001\u0000\u0000\u002c");
@@ -119,10 +133,10 @@ public class TlsHandshakeLimitTests
 
     [Theory]
     [MemberData(nameof(Kinds))]
-    public async Task AGarbageClientHelloIsClosedAtOnceAndNoLongerCounted(TransportKind kind)
+    public async Task AGarbageClientHelloIsClosedAtOnceAndNoLongerCounted(TransportKind kind, TlsEngine engine)
     {
         var time = new FakeTimeProvider();
-        await using Server server = await Server.StartAsync(kind, time, maxHandshakes: 1);
+        await using Server server = await Server.StartAsync(kind, engine, time, maxHandshakes: 1);
         using (RawClient garbage = await server.ConnectAsync())
         {
             // Plaintext HTTP on the TLS port: no record a handshake can start with, judged by the first bytes alone.
@@ -136,10 +150,10 @@ public class TlsHandshakeLimitTests
 
     [Theory]
     [MemberData(nameof(Kinds))]
-    public async Task AFloodOfAbandonedHandshakesLeavesAnEstablishedConnectionAnsweringAndEndsOnTheClock(TransportKind kind)
+    public async Task AFloodOfAbandonedHandshakesLeavesAnEstablishedConnectionAnsweringAndEndsOnTheClock(TransportKind kind, TlsEngine engine)
     {
         var time = new FakeTimeProvider();
-        await using Server server = await Server.StartAsync(kind, time, maxHandshakes: 32);
+        await using Server server = await Server.StartAsync(kind, engine, time, maxHandshakes: 32);
         await using SslStream established = await server.ConnectTlsAsync("http/1.1");
         var flood = new List<RawClient>();
         try
@@ -219,14 +233,14 @@ public class TlsHandshakeLimitTests
 
     private sealed class Server : TlsServerFixture, IAsyncDisposable
     {
-        private Server(TransportKind kind, TimeProvider time, int maxHandshakes)
-            : base(kind, time, "--Tls:HandshakeTimeout", HandshakeTimeout.ToString("c", System.Globalization.CultureInfo.InvariantCulture), "--Tls:MaxHandshakes", maxHandshakes.ToString(System.Globalization.CultureInfo.InvariantCulture))
+        private Server(TransportKind kind, TlsEngine engine, TimeProvider time, int maxHandshakes)
+            : base(kind, time, "--Tls:Engine", engine.ToString(), "--Tls:HandshakeTimeout", HandshakeTimeout.ToString("c", System.Globalization.CultureInfo.InvariantCulture), "--Tls:MaxHandshakes", maxHandshakes.ToString(System.Globalization.CultureInfo.InvariantCulture))
         {
         }
 
-        public static async Task<Server> StartAsync(TransportKind kind, TimeProvider time, int maxHandshakes)
+        public static async Task<Server> StartAsync(TransportKind kind, TlsEngine engine, TimeProvider time, int maxHandshakes)
         {
-            var server = new Server(kind, time, maxHandshakes);
+            var server = new Server(kind, engine, time, maxHandshakes);
             await server.InitializeAsync();
             return server;
         }

@@ -51,6 +51,7 @@ public class TlsStartupTests
     [InlineData(new[] { "--Tls:HandshakeTimeout", "00:00:00" }, "Configuration 'Tls:HandshakeTimeout' must be above 0 and at most 00:10:00, not 00:00:00.")]
     [InlineData(new[] { "--Tls:MaxHandshakes", "0" }, "Configuration 'Tls:MaxHandshakes' must be at least 1, not 0.")]
     [InlineData(new[] { "--Tls:CipherSuites", "All" }, "Configuration 'Tls:CipherSuites' must be one of Aead, OpenSsl, not 'All'.")]
+    [InlineData(new[] { "--Tls:Engine", "BoringSsl" }, "Configuration 'Tls:Engine' must be one of SslStream, OpenSsl, not 'BoringSsl'.")]
     [InlineData(new[] { "--Tls:MaxHandshake", "5" }, "Configuration 'Tls:MaxHandshake' is not a setting of this server; the nearest is 'Tls:MaxHandshakes' (--help lists them).")]
     public async Task TlsSettingsTheServerCannotRunWithStopTheStart(string[] settings, string message)
     {

@@ -1,0 +1,325 @@
+using System.Buffers;
+using System.IO.Pipelines;
+using System.Security.Authentication;
+
+namespace PlatformBenchmarks.Http.Tls.OpenSsl;
+
+/// <summary>
+/// One TLS connection on OpenSSL directly: an <c>SSL</c> with two memory BIOs, driven by whichever thread resumes the
+/// transport's pipes (the loop thread on our transports). Received ciphertext is written into the receiving BIO and
+/// decrypted straight into the codec's input pipe; the codec's flushed plaintext is encrypted into the sending BIO and
+/// read from it straight into the transport's output. No stream, no buffer between, no hand-off to another task
+/// (docs/decisions/0021-tls-engine.md).
+/// </summary>
+/// <remarks>
+/// An <c>SSL</c> is not safe for concurrent use, and on Kestrel's sockets the receiving side and the codec's flush can
+/// run on two threads at once, so every call into it holds <see cref="_gate"/> (uncontended on a loop). The BIOs are
+/// owned by the <c>SSL</c> (<c>SSL_set_bio</c>): their pointers are valid until <see cref="Dispose"/> frees it, which the
+/// TLS layer calls only once both sides have ended.
+/// </remarks>
+internal sealed class OpenSslConnection : IDisposable
+{
+    private readonly SafeSslHandle _ssl;
+    private readonly nint _received;
+    private readonly nint _sending;
+    private readonly IDuplexPipe _transport;
+    private readonly Lock _gate = new();
+    private bool _failed;
+    private bool _disposed;
+
+    public OpenSslConnection(OpenSslContext context, IDuplexPipe transport)
+    {
+        _transport = transport;
+        _ssl = LibSsl.SSL_new(context.Handle);
+        if (_ssl.IsInvalid)
+        {
+            throw new IOException(LibSsl.TakeError("SSL_new"));
+        }
+
+        _received = LibSsl.BIO_new(LibSsl.BIO_s_mem());
+        _sending = LibSsl.BIO_new(LibSsl.BIO_s_mem());
+        if (_received == 0 || _sending == 0)
+        {
+            FreeBio(_received);
+            FreeBio(_sending);
+            _ssl.Dispose();
+            throw new IOException(LibSsl.TakeError("BIO_new"));
+        }
+
+        LibSsl.SSL_set_bio(_ssl, _received, _sending);
+        LibSsl.SSL_set_accept_state(_ssl);
+    }
+
+    /// <summary>
+    /// Runs the handshake over the transport: what arrives goes to OpenSSL, what it answers is sent at once. Throws
+    /// <see cref="AuthenticationException"/> when OpenSSL refuses the client, <see cref="IOException"/> when the peer
+    /// ends the stream midway, <see cref="OperationCanceledException"/> on <paramref name="cancellationToken"/>.
+    /// </summary>
+    public async ValueTask HandshakeAsync(CancellationToken cancellationToken)
+    {
+        PipeReader input = _transport.Input;
+        while (true)
+        {
+            ReadResult result = await input.ReadAsync(cancellationToken).ConfigureAwait(false);
+            if (result.IsCanceled)
+            {
+                throw new OperationCanceledException(cancellationToken);
+            }
+
+            Receive(result.Buffer);
+            input.AdvanceTo(result.Buffer.End);
+            bool done = Handshake(out string? failure);
+            // The server's flight, or the alert OpenSSL wrote before it refused the client.
+            await SendAsync(cancellationToken).ConfigureAwait(false);
+            if (failure is not null)
+            {
+                throw new AuthenticationException(failure);
+            }
+
+            if (done)
+            {
+                return;
+            }
+
+            if (result.IsCompleted)
+            {
+                throw new IOException("The client ended the stream during the TLS handshake.");
+            }
+        }
+    }
+
+    /// <summary>ALPN's choice, as one of the server's own protocols; empty when none was chosen.</summary>
+    public unsafe ReadOnlyMemory<byte> ApplicationProtocol(ReadOnlyMemory<byte>[] protocols)
+    {
+        byte* selected;
+        uint length;
+        lock (_gate)
+        {
+            LibSsl.SSL_get0_alpn_selected(_ssl, &selected, &length);
+            // Invariant: the bytes are the SSL's, valid while it lives; they are only compared here, under the gate.
+            var chosen = new ReadOnlySpan<byte>(selected, (int)length);
+            foreach (ReadOnlyMemory<byte> protocol in protocols)
+            {
+                if (chosen.Length > 0 && chosen.SequenceEqual(protocol.Span))
+                {
+                    return protocol;
+                }
+            }
+        }
+
+        return default;
+    }
+
+    /// <summary>
+    /// Decrypts what the transport receives into <paramref name="plaintext"/> until the client's close_notify, the end of
+    /// the stream, a record OpenSSL refuses, or the codec no longer reading; then completes it. Runs as the connection's
+    /// receiving side for its whole life, resumed by the transport's reader.
+    /// </summary>
+    public async Task ReceiveAsync(PipeWriter plaintext)
+    {
+        PipeReader input = _transport.Input;
+        try
+        {
+            // Application data may have come with the client's Finished: decrypt what the handshake left first.
+            while (Decrypt(plaintext, out bool decrypted) == Decrypted.WantRead)
+            {
+                if (decrypted && (await plaintext.FlushAsync().ConfigureAwait(false)).IsCompleted)
+                {
+                    return;
+                }
+
+                ReadResult result = await input.ReadAsync().ConfigureAwait(false);
+                if (result.IsCanceled)
+                {
+                    return;
+                }
+
+                Receive(result.Buffer);
+                input.AdvanceTo(result.Buffer.End);
+                if (result.IsCompleted)
+                {
+                    // The end of the stream without a close_notify: what was whole is the codec's, then its input ends.
+                    Decrypt(plaintext, out _);
+                    await plaintext.FlushAsync().ConfigureAwait(false);
+                    return;
+                }
+            }
+
+            await plaintext.FlushAsync().ConfigureAwait(false);
+        }
+        catch (Exception exception) when (exception is IOException or InvalidOperationException or OperationCanceledException)
+        {
+            // The transport faulted or was aborted (a reset; Kestrel's ConnectionAbortedException is a cancellation):
+            // the codec's input ends as at the end of the stream.
+        }
+        finally
+        {
+            await plaintext.CompleteAsync().ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>Encrypts <paramref name="data"/> into records in the sending BIO; nothing is sent yet.</summary>
+    public void Encrypt(ReadOnlySpan<byte> data)
+    {
+        lock (_gate)
+        {
+            if (_failed || _disposed)
+            {
+                throw new IOException("The TLS connection failed and no longer sends.");
+            }
+
+            // A memory BIO grows as needed, so SSL_write takes everything at once (no partial writes are enabled).
+            int written = LibSsl.SSL_write(_ssl, data, data.Length);
+            if (written != data.Length)
+            {
+                _failed = true;
+                throw new IOException(LibSsl.TakeError("SSL_write"));
+            }
+        }
+    }
+
+    /// <summary>Writes the close_notify alert (RFC 8446 §6.1) into the sending BIO, unless the connection failed.</summary>
+    public void Shutdown()
+    {
+        lock (_gate)
+        {
+            if (!_failed && !_disposed && LibSsl.SSL_shutdown(_ssl) < 0)
+            {
+                LibSsl.ERR_clear_error();
+            }
+        }
+    }
+
+    /// <summary>Moves what OpenSSL wrote into the sending BIO to the transport's output, and flushes it.</summary>
+    public ValueTask<FlushResult> SendAsync(CancellationToken cancellationToken = default)
+    {
+        PipeWriter output = _transport.Output;
+        bool any = false;
+        lock (_gate)
+        {
+            int pending;
+            while (!_disposed && (pending = (int)LibSsl.BIO_ctrl(_sending, LibSsl.BioCtrlPending, 0, 0)) > 0)
+            {
+                Span<byte> destination = output.GetSpan(pending);
+                int read = LibSsl.BIO_read(_sending, destination, Math.Min(pending, destination.Length));
+                if (read <= 0)
+                {
+                    break;
+                }
+
+                output.Advance(read);
+                any = true;
+            }
+        }
+
+        return any ? output.FlushAsync(cancellationToken) : default;
+    }
+
+    public void Dispose()
+    {
+        lock (_gate)
+        {
+            _disposed = true;
+            _ssl.Dispose();
+        }
+    }
+
+    private void Receive(ReadOnlySequence<byte> ciphertext)
+    {
+        lock (_gate)
+        {
+            foreach (ReadOnlyMemory<byte> segment in ciphertext)
+            {
+                // A memory BIO takes all of it or fails only when out of memory.
+                if (!segment.IsEmpty && LibSsl.BIO_write(_received, segment.Span, segment.Length) != segment.Length)
+                {
+                    throw new IOException(LibSsl.TakeError("BIO_write"));
+                }
+            }
+        }
+    }
+
+    private bool Handshake(out string? failure)
+    {
+        lock (_gate)
+        {
+            failure = null;
+            int result = LibSsl.SSL_do_handshake(_ssl);
+            if (result == 1)
+            {
+                return true;
+            }
+
+            int error = LibSsl.SSL_get_error(_ssl, result);
+            if (error == LibSsl.ErrorWantRead)
+            {
+                return false;
+            }
+
+            _failed = true;
+            failure = LibSsl.TakeError("the handshake");
+            return false;
+        }
+    }
+
+    private Decrypted Decrypt(PipeWriter plaintext, out bool decrypted)
+    {
+        decrypted = false;
+        lock (_gate)
+        {
+            if (_failed || _disposed)
+            {
+                return Decrypted.Ended;
+            }
+
+            while (true)
+            {
+                // SSL_read returns one record's plaintext (RFC 8446 §5.1: up to 2^14 bytes) or the part that fits.
+                Span<byte> destination = plaintext.GetSpan(4096);
+                int read = LibSsl.SSL_read(_ssl, destination, destination.Length);
+                if (read > 0)
+                {
+                    plaintext.Advance(read);
+                    decrypted = true;
+                    // Nothing left of the record and no byte of another: a further SSL_read could only want more.
+                    if (LibSsl.SSL_pending(_ssl) == 0 && LibSsl.BIO_ctrl(_received, LibSsl.BioCtrlPending, 0, 0) == 0)
+                    {
+                        return Decrypted.WantRead;
+                    }
+
+                    continue;
+                }
+
+                int error = LibSsl.SSL_get_error(_ssl, read);
+                if (error == LibSsl.ErrorWantRead)
+                {
+                    return Decrypted.WantRead;
+                }
+
+                if (error != LibSsl.ErrorZeroReturn)
+                {
+                    // A record that does not authenticate, or a message not allowed here (renegotiation): OpenSSL has
+                    // written its fatal alert, which goes out with the connection's end, and no close_notify follows.
+                    _failed = true;
+                    LibSsl.ERR_clear_error();
+                }
+
+                return Decrypted.Ended;
+            }
+        }
+    }
+
+    private static void FreeBio(nint bio)
+    {
+        if (bio != 0)
+        {
+            _ = LibSsl.BIO_free(bio);
+        }
+    }
+
+    private enum Decrypted
+    {
+        WantRead,
+        Ended,
+    }
+}
