@@ -146,8 +146,9 @@ class LocalServer:
 
 def test_certificate(out_dir: Path) -> dict[str, str]:
     """A self-signed certificate for the run's TLS listener, made by openssl into the output folder: the settings
-    (TLS_CERT, TLS_KEY) that give it to the server."""
-    certificate, key = out_dir / "server.crt", out_dir / "server.key"
+    (TLS_CERT, TLS_KEY) that give it to the server. In raw/, which is never kept with the results."""
+    (out_dir / "raw").mkdir(parents=True, exist_ok=True)
+    certificate, key = out_dir / "raw" / "server.crt", out_dir / "raw" / "server.key"
     made = subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                            "-days", "2", "-subj", "/CN=localhost", "-keyout", str(key), "-out", str(certificate)],
                           capture_output=True, text=True)

@@ -121,7 +121,9 @@ class Runner:
                       + f" (see {run['raw']})")
         elif phase == "level":
             cpu = run["server_cpu_us_per_response"]
-            say(f"{label}: {run['rps']:,.0f} {rate}, p99 {fmt_ms(run['latency_ms'].get('p99'))} ms"
+            latency = run["latency_ms"]
+            say(f"{label}: {run['rps']:,.0f} {rate}, "
+                + (f"p99 {fmt_ms(latency.get('p99'))} ms" if "p99" in latency or "avg" not in latency else f"mean {fmt_ms(latency['avg'])} ms")
                 + (f", server {cpu:.2f} us CPU per {unit}" if cpu is not None else ""))
         return run
 
