@@ -16,7 +16,8 @@
 # so that the smoke run has what the image has. Last, it starts the published server the way ENTRYPOINT does, with
 # the listen port (benchmark_config.json's for a TFB test, 8080 for HttpArena) moved to a free loopback port, and
 # requires 200 and the expected body from /plaintext and /json (TFB) or /pipeline and /baseline11 (HttpArena, and
-# /baseline11 again over TLS on the json-tls listener, moved the same way, with a throwaway certificate).
+# /baseline11 again over TLS on the json-tls listener, and /baseline2 over TLS on 8443 and by h2c on 8082, each moved
+# the same way, with a throwaway certificate).
 # The HttpArena dockerfile is built from a checkout of the venue whose frameworks/platformbenchmarks/ holds this
 # repository's files (docker/httparena/README.md), so its COPY sources are read from here without that prefix.
 #
