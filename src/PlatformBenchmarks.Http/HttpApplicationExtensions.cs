@@ -1,7 +1,7 @@
-using Microsoft.AspNetCore.Connections;
-using Microsoft.AspNetCore.Connections.Features;
 using System.Net.Security;
 using System.Runtime.CompilerServices;
+using Microsoft.AspNetCore.Connections;
+using Microsoft.AspNetCore.Connections.Features;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.AspNetCore.Server.Kestrel.Core.Features;
 using PlatformBenchmarks.Http.Tls;
@@ -28,7 +28,7 @@ public static class HttpApplicationExtensions
         where TApp : struct, IHttpApplication
     {
         ArgumentNullException.ThrowIfNull(listenOptions);
-        listenOptions.Use(_ => connection => connection.Features.Get<ITlsApplicationProtocolFeature>() is { } alpn && alpn.ApplicationProtocol.Span.SequenceEqual(SslApplicationProtocol.Http2.Protocol.Span)
+        listenOptions.Use(_ => connection => NegotiatedH2(connection) is { } alpn
             ? RunHttp2OverTls(application, context, connection, alpn, loopOf)
             : new HttpConnection<TApp>(
                 application,
@@ -39,6 +39,11 @@ public static class HttpApplicationExtensions
                 loop: loopOf is null ? default : loopOf(connection)).ExecuteAsync());
         return listenOptions;
     }
+
+    /// <summary>The TLS layer's ALPN feature when it chose h2; null for HTTP/1.1 (another protocol, none, or no TLS).</summary>
+    private static ITlsApplicationProtocolFeature? NegotiatedH2(ConnectionContext connection) =>
+        connection.Features.Get<ITlsApplicationProtocolFeature>() is { } alpn
+            && alpn.ApplicationProtocol.Span.SequenceEqual(SslApplicationProtocol.Http2.Protocol.Span) ? alpn : null;
 
     /// <summary>
     /// h2 negotiated by ALPN: the HTTP/2 codec, which expects the client preface at once (§3.2), unless the TLS negotiated
