@@ -112,7 +112,6 @@ public abstract class Http2OverTlsTests(TlsServerFixture server)
     [Fact]
     public async Task AClientOfferingOnlyHttp11GetsHttp11()
     {
-        using HttpClient client = CreateClient(HttpVersion.Version11);
         await using SslStream tls = await server.ConnectTlsAsync("http/1.1");
 
         await tls.WriteAsync(Requests.Bytes(Requests.Plaintext), Deadline);
