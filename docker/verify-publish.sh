@@ -16,7 +16,8 @@
 # so that the smoke run has what the image has. Last, it starts the published server the way ENTRYPOINT does, with
 # the listen port (benchmark_config.json's for a TFB test, 8080 for HttpArena) moved to a free loopback port, and
 # requires 200 and the expected body from /plaintext and /json (TFB) or /pipeline and /baseline11 (HttpArena, and
-# /baseline11 again over TLS on the json-tls listener, moved the same way, with a throwaway certificate).
+# /baseline11 again over TLS on the json-tls listener, and /baseline2 over TLS on 8443 and by h2c on 8082, each moved
+# the same way, with a throwaway certificate).
 # The HttpArena dockerfile is built from a checkout of the venue whose frameworks/platformbenchmarks/ holds this
 # repository's files (docker/httparena/README.md), so its COPY sources are read from here without that prefix.
 #
@@ -32,6 +33,9 @@ readonly ARENA_DOCKERFILE="$ROOT/docker/httparena/Dockerfile"
 readonly ARENA_PORT=8080
 # Its json-tls profile connects on 8081, over TLS with the certificate it mounts at /certs.
 readonly ARENA_TLS_PORT=8081
+# Its h2 profiles: HTTP/2 over TLS by ALPN on 8443, HTTP/2 with prior knowledge on 8082.
+readonly ARENA_H2_PORT=8443
+readonly ARENA_H2C_PORT=8082
 # The build context's folder that holds this repository, for the dockerfile being replayed ('' for TFB's).
 context_prefix=""
 
@@ -191,7 +195,7 @@ expect_get() {
 
 smoke() {
     local variant="$1" dir="$2" entrypoint="$3" log="$4" listen="$5"
-    local port tls_port="" argv=() arg pid i environment=()
+    local port tls_port="" h2_port="" h2c_port="" argv=() arg pid i environment=()
     port="$(free_port)"
     [[ $entrypoint == *"http://*:$listen"[\;\"]* ]] || die "ENTRYPOINT does not listen on http://*:$listen, the port benchmark_config.json names: $entrypoint"
     if [[ $variant == httparena && $entrypoint == *"https://*:$ARENA_TLS_PORT"* ]]; then
@@ -202,9 +206,15 @@ smoke() {
             -keyout "$log.key" -out "$log.crt" 2> /dev/null || die "openssl could not make a test certificate"
         environment=("TLS_CERT=$log.crt" "TLS_KEY=$log.key")
     fi
+    if [[ $variant == httparena ]]; then
+        [[ $entrypoint == *"https://*:$ARENA_H2_PORT"* ]] && h2_port="$(free_port)"
+        [[ $entrypoint == *"h2c://*:$ARENA_H2C_PORT"* ]] && h2c_port="$(free_port)"
+    fi
     while IFS= read -r arg; do
         arg="${arg//http:\/\/\*:$listen/http://127.0.0.1:$port}"
         [[ -n $tls_port ]] && arg="${arg//https:\/\/\*:$ARENA_TLS_PORT/https://127.0.0.1:$tls_port}"
+        [[ -n $h2_port ]] && arg="${arg//https:\/\/\*:$ARENA_H2_PORT/https://127.0.0.1:$h2_port}"
+        [[ -n $h2c_port ]] && arg="${arg//h2c:\/\/\*:$ARENA_H2C_PORT/h2c://127.0.0.1:$h2c_port}"
         argv+=("$arg")
     done < <(python3 -c 'import json, sys; print("\n".join(json.loads(sys.argv[1])))' "$entrypoint")
     say "starting ${environment[*]} ${argv[*]}   (in the published folder)"
@@ -222,6 +232,16 @@ smoke() {
         expect_get "$base/baseline11?a=13&b=29" "200 42" || failed=1
         if [[ -n $tls_port ]]; then
             expect_get "https://127.0.0.1:$tls_port/baseline11?a=13&b=29" "200 42" || failed=1
+        fi
+        if [[ -n $h2_port ]]; then
+            expect_get "https://127.0.0.1:$h2_port/baseline2?a=13&b=29" "200 42" || failed=1
+        fi
+        if [[ -n $h2c_port ]] && command -v curl > /dev/null; then
+            # HTTP/2 with prior knowledge, as the venue's checks send it; Python's client speaks HTTP/1.1 only.
+            local answer
+            answer="$(curl -s --http2-prior-knowledge -w ' %{http_version}' "http://127.0.0.1:$h2c_port/baseline2?a=13&b=29")"
+            say "/baseline2 over h2c: $answer"
+            [[ $answer == "42 2" ]] || failed=1
         fi
     else
         expect_get "$base/plaintext" "200 Hello, World!" || failed=1

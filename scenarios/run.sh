@@ -30,8 +30,11 @@ if ! has_matplotlib python3; then
     fi
 fi
 
-# TFB's load generator is wrk 4.x; Debian packages 4.1.
+# TFB's load generator is wrk 4.x; Debian packages 4.1. HttpArena's h2 profiles run h2load, from nghttp2-client.
 require_command wrk wrk run.sh
+case " $* " in
+    *" h2"* | *",h2"* | *"-h2"*) require_command h2load nghttp2-client run.sh ;;
+esac
 
 # Every connection is a descriptor on both ends, and plaintext goes up to 16384 connections: the usual 1024 is far
 # too low. TFB gives its containers nofile=200000; take that, or at least the hard limit. The server this runner

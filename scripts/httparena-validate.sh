@@ -7,7 +7,8 @@
 # The venue's script builds the entry's image and runs it with `docker`. Here a stand-in `docker` command, first on the
 # PATH of that script only, runs this repository's Release build instead: `docker run` starts the server on port 8080
 # with the venue's mounts turned into settings (/data/dataset.json -> HttpArena:DatasetPath, /data/static ->
-# HttpArena:StaticPath, /certs -> TLS_CERT and TLS_KEY, and an https:// listener on 8081 for json-tls) and its -e
+# HttpArena:StaticPath, /certs -> TLS_CERT and TLS_KEY, and https:// listeners on 8081 for json-tls and on 8443 for
+# the h2 profiles; the h2c:// listener on 8082 always, as the image has it) and its -e
 # variables in the environment; `docker rm -f` stops it. The profiles checked are
 # those docker/httparena/meta.json lists. The checkout is read, never written: the venue's script runs from a scratch
 # folder whose data/ points into it. The report goes to DIR (default scenarios/runs/httparena-validate-<UTC time>/,
@@ -84,9 +85,10 @@ case "${1:-}" in
             esac
         done
         stop
-        # json-tls's listener only when the venue mounts its certificates, as it does for an entry that lists json-tls.
-        urls="http://*:8080"
-        [[ " ${environment[*]} " == *" TLS_CERT="* ]] && urls="$urls;https://*:8081"
+        # The TLS listeners (json-tls's, the h2 profiles') only when the venue mounts its certificates, as it does for an
+        # entry that lists one of those profiles.
+        urls="http://*:8080;h2c://*:8082"
+        [[ " ${environment[*]} " == *" TLS_CERT="* ]] && urls="$urls;https://*:8081;https://*:8443"
         env "${environment[@]}" "$PB_SERVER" --urls "$urls" "${settings[@]}" >> "$state/server.log" 2>&1 &
         echo $! > "$state/pid"
         echo "docker (stand-in): started $PB_SERVER ${settings[*]}" >&2 ;;

@@ -5,13 +5,15 @@
                      [--arena-data DIR]
     python3 scenarios/loadrun parse-wrk < wrk-output.txt     (the parser alone, as JSON)
     python3 scenarios/loadrun parse-gcannon CONNECTIONS < gcannon-json-output.txt
+    python3 scenarios/loadrun parse-h2load < h2load-output.txt
     python3 scenarios/loadrun report DIR                     (rewrite results.md and the chart from results.json)
 
 Each selected test runs, for each target, TFB's sequence: a primer, a warm-up, then the measured levels, with wrk,
 TFB's headers and TFB's sleeps; HttpArena's HTTP/1.1 profiles (baseline, pipelined, json-arena, ...) run the same
 sequence with the venue's requests, connection counts and reconnections (scenarios/arena.lua), and its echo-ws profile
 with the venue's own load generator in WebSocket mode (gcannon --ws, its path given with --gcannon), an echo counting
-as a response. Per level it records
+as a response, and its h2 profiles (--tests h2) with h2load as the venue runs it (its URIs, -m streams per connection,
+-p h2c on the cleartext listener), on this server's h2c:// and https:// listeners or another's --h2c-url and --h2-url. Per level it records
 requests/s, latency percentiles, socket errors, non-2xx responses and, when it knows the server's process, the
 server's CPU time per response. With several targets, they take turns test by test, and --rounds repeats the whole
 sequence; the report then compares them level by level, with ratios against a baseline. It writes results.json (after
@@ -34,6 +36,7 @@ from pathlib import Path
 
 from loadrun.chart import draw
 from loadrun.gcannon import parse_gcannon
+from loadrun.h2load import parse_h2load
 from loadrun.model import ALIASES, ARENA_TESTS, DEFAULT_TFB_CONFIG, PROFILES, QUERY_CONNECTIONS, ROOT, TESTS, TFB_TESTS, RunError, Target
 from loadrun.processes import CommandServer, LocalServer, say, start_database
 from loadrun.report import markdown
@@ -70,6 +73,19 @@ class PidAction(argparse.Action):
         if not Path(f"/proc/{value}/stat").exists():
             parser.error(f"--pid {value}: no such process")
         targets[-1].pid = value
+
+
+class Http2UrlAction(argparse.Action):
+    """--h2c-url URL and --h2-url URL: the HTTP/2 listeners of the preceding --url's server, for the h2 profiles."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        targets = getattr(namespace, "url_targets", None)
+        if not targets:
+            parser.error(f"{option_string} must follow the --url of the server it belongs to")
+        scheme = "http" if option_string == "--h2c-url" else "https"
+        if urllib.parse.urlsplit(value).scheme != scheme:
+            parser.error(f"{option_string} needs a {scheme}:// base URL, got '{value}'")
+        setattr(targets[-1], "h2c_url" if option_string == "--h2c-url" else "h2_url", value)
 
 
 class StartAction(argparse.Action):
@@ -120,13 +136,19 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="full: TFB's levels and durations (about 15 min for all seven tests), the venue's "
                              "connection counts for HttpArena's tests; short (default): fewer levels, a few seconds each")
     parser.add_argument("--tests", default="plaintext,json",
-                        help=f"comma-separated, from {', '.join(TESTS)}; or 'all' (TFB's seven) or 'arena' (HttpArena's "
-                             "HTTP/1.1 profiles) (default: plaintext,json)")
+                        help=f"comma-separated, from {', '.join(TESTS)}; or 'all' (TFB's seven), 'arena' (HttpArena's "
+                             "HTTP/1.1 profiles) or 'h2' (its HTTP/2 profiles, by h2load) (default: plaintext,json)")
     parser.add_argument("--url", action=UrlAction, metavar="[NAME=]URL",
                         help="measure the server at this base URL instead of starting this one; repeatable, to "
                              "measure several implementations in one run")
     parser.add_argument("--pid", action=PidAction, type=int,
                         help="the process id of the server of the preceding --url, for its CPU time per response")
+    parser.add_argument("--h2c-url", action=Http2UrlAction, metavar="URL",
+                        help="the preceding --url's server's HTTP/2 listener with prior knowledge (an http:// base URL), "
+                             "for baseline-h2c and json-h2c")
+    parser.add_argument("--h2-url", action=Http2UrlAction, metavar="URL",
+                        help="the preceding --url's server's TLS listener that offers h2 by ALPN (an https:// base URL), "
+                             "for baseline-h2 and static-h2")
     parser.add_argument("--start", action=StartAction, metavar="COMMAND",
                         help="a shell command that starts the server of the preceding --url (the runner waits until the "
                              "URL answers, counts the command's process tree's CPU, and stops it at the end)")
@@ -164,12 +186,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if args.query_connections < 1:
         parser.error("--query-connections must be at least 1")
     # 'arena' is the profiles wrk drives; echo-ws needs the venue's own load generator (--gcannon) and is named alone.
-    groups = {"all": list(TFB_TESTS), "arena": [name for name, test in ARENA_TESTS.items() if not test.websocket]}
+    # 'h2' is the venue's h2 profiles, which h2load drives.
+    groups = {"all": list(TFB_TESTS), "arena": [name for name, test in ARENA_TESTS.items() if not test.websocket and not test.h2load],
+              "h2": [name for name, test in ARENA_TESTS.items() if test.h2load]}
     names = [name for part in args.tests.split(",")
              for name in groups.get(part.strip(), [ALIASES.get(part.strip(), part.strip())])]
     unknown = [n for n in names if n not in TESTS]
     if unknown:
-        parser.error(f"unknown test(s) {', '.join(unknown)}; choose from {', '.join(TESTS)}, all or arena")
+        parser.error(f"unknown test(s) {', '.join(unknown)}; choose from {', '.join(TESTS)}, all, arena or h2")
     args.test_types = [TESTS[n] for n in names]
     if any(getattr(t, "websocket", False) for t in args.test_types):
         if args.gcannon is None or not os.access(args.gcannon, os.X_OK):
@@ -195,6 +219,9 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["parse-gcannon"]:
         print(json.dumps(parse_gcannon(sys.stdin.read(), int(argv[1])), indent=2))
         return 0
+    if argv[:1] == ["parse-h2load"]:
+        print(json.dumps(parse_h2load(sys.stdin.read()), indent=2))
+        return 0
     if argv[:1] == ["report"]:
         out_dir = Path(argv[1])
         document = json.loads((out_dir / "results.json").read_text(encoding="utf-8"))
@@ -204,6 +231,10 @@ def main(argv: list[str]) -> int:
     args = parse_args(argv)
     if shutil.which("wrk") is None:
         print("loadrun: error: wrk is not installed (scenarios/run.sh installs it)", file=sys.stderr)
+        return 2
+    if any(getattr(t, "h2load", False) for t in args.test_types) and shutil.which("h2load") is None:
+        print("loadrun: error: the h2 profiles need h2load (apt-get install nghttp2-client; scenarios/run.sh installs it)",
+              file=sys.stderr)
         return 2
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out_dir = (args.out or ROOT / "scenarios" / "runs" / f"{stamp}-{args.profile}").resolve()
@@ -226,7 +257,8 @@ def main(argv: list[str]) -> int:
             if any(t.name in ARENA_TESTS for t in args.test_types) and args.arena_data is None:
                 say("this server reads HttpArena's data from its own settings (/data/dataset.json, /data/static): "
                     "--arena-data DIR gives it another folder")
-            server = LocalServer(out_dir, not args.no_build, env, args.sessions, arena_settings(args.arena_data))
+            server = LocalServer(out_dir, not args.no_build, env, args.sessions, arena_settings(args.arena_data),
+                                 http2=any(getattr(t, "h2load", False) for t in args.test_types))
             targets.insert(0, server.start())
         runner = Runner(args, targets, out_dir, urls)
         try:

@@ -81,11 +81,19 @@ class ArenaTest:
     # Driven by the venue's own load generator in WebSocket mode (gcannon --ws, from --gcannon PATH) instead of wrk: the
     # first request's path is upgraded, then each connection keeps one "hello" text frame in flight.
     websocket: bool = False
+    # Driven by h2load, as the venue drives its h2 profiles: this many streams in flight per connection (-m), on the
+    # target's HTTP/2 listener, over TLS with ALPN h2 or, when cleartext, with prior knowledge (h2load -p h2c).
+    h2_streams: int = 0
+    cleartext: bool = False
 
     @property
     def method(self) -> str:
         """The key of its levels in a profile and in --levels: its own name, as its levels are its own."""
         return self.name
+
+    @property
+    def h2load(self) -> bool:
+        return self.h2_streams > 0
 
     def script_arguments(self) -> list[str]:
         """What follows `--` on wrk's command line for arena.lua."""
@@ -138,6 +146,21 @@ ARENA_TESTS = {
                   reconnect_every=25, checks=('match="count":[1-9]',), uses_database=True),
         ArenaTest("echo-ws", "echo-ws", (512, 4096, 16384), (ArenaRequest("get", "/ws"),),
                   "connections (WebSocket on /ws, one 'hello' text frame in flight each; gcannon --ws)", websocket=True),
+        # The h2 profiles (scripts/lib/tools/h2load.sh, requests/static-h2-uris.txt and json-h2c-uris.txt).
+        ArenaTest("baseline-h2", "baseline-h2", (256, 1024), (ArenaRequest("get", "/baseline2?a=1&b=1"),),
+                  "connections (/baseline2 over TLS, ALPN h2, 100 streams each; h2load)", h2_streams=100),
+        ArenaTest("static-h2", "static-h2", (256, 1024),
+                  tuple(ArenaRequest("get", f"/static/{name}") for name in ARENA_STATIC_FILES),
+                  "connections (20 files under /static/ over TLS, ALPN h2, 32 streams each, br or gzip preferred; h2load)",
+                  headers=("Accept-Encoding: br;q=1, gzip;q=0.8",), h2_streams=32),
+        ArenaTest("baseline-h2c", "baseline-h2c", (256, 1024, 4096), (ArenaRequest("get", "/baseline2?a=1&b=1"),),
+                  "connections (/baseline2 over h2c by prior knowledge, 100 streams each; h2load -p h2c)",
+                  h2_streams=100, cleartext=True),
+        ArenaTest("json-h2c", "json-h2c", (1024, 4096),
+                  tuple(ArenaRequest("get", f"/json/{count}?m={m}")
+                        for count, m in ((1, 3), (5, 7), (10, 2), (15, 5), (25, 4), (40, 8), (50, 6))),
+                  "connections (/json/N?m=M over h2c, 7 pairs in turn, 32 streams each; h2load -p h2c)",
+                  h2_streams=32, cleartext=True),
     ]
 }
 
@@ -201,3 +224,6 @@ class Target:
     started_here: bool = False
     banner: list[str] = dataclasses.field(default_factory=list)
     command: str | None = None  # the shell command that starts it, when the runner starts it
+    # Its HTTP/2 listeners for HttpArena's h2 profiles: with prior knowledge (h2c) and over TLS (ALPN h2).
+    h2c_url: str | None = None
+    h2_url: str | None = None

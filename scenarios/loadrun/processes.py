@@ -70,8 +70,9 @@ class LocalServer:
     START_TIMEOUT = 60  # TFB gives a server 60 s to answer its first request
 
     def __init__(self, out_dir: Path, build: bool, env: dict[str, str], own_session: bool = False,
-                 arguments: list[str] | None = None):
+                 arguments: list[str] | None = None, http2: bool = False):
         self.out_dir = out_dir
+        self.http2 = http2  # also an h2c:// and an https:// listener, for HttpArena's h2 profiles
         self.build = build
         self.env = env
         self.own_session = own_session
@@ -95,7 +96,13 @@ class LocalServer:
             raise RunError(f"no build output in {SERVER_BIN} (run without --no-build)")
         port = free_port()
         url = f"http://127.0.0.1:{port}"
-        command += ["--urls", url, *self.arguments]
+        urls = [url]
+        env = self.env
+        if self.http2:
+            h2c_url, h2_url = f"http://127.0.0.1:{free_port()}", f"https://127.0.0.1:{free_port()}"
+            urls += [h2c_url.replace("http://", "h2c://"), h2_url]
+            env = {**env, **test_certificate(self.out_dir)}
+        command += ["--urls", ";".join(urls), *self.arguments]
         say(f"starting {' '.join(command)}")
         self.log = open(self.log_path, "w", encoding="utf-8")  # closed by stop()
         # A process group of its own keeps a Ctrl+C in the terminal from reaching the server before stop() does. Not a
@@ -104,7 +111,7 @@ class LocalServer:
         # as a server started from the same shell does. Measured: 0.87M against 1.25M plaintext requests/s (1.37
         # against 0.80 us of server CPU per response), the same build in one run, setsid being the only difference.
         # --sessions asks for that starved regime on purpose (a container's CPU quota behaves alike).
-        self.process = subprocess.Popen(command, cwd=SERVER_BIN, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
+        self.process = subprocess.Popen(command, cwd=SERVER_BIN, env=env, stdout=self.log, stderr=subprocess.STDOUT,
                                         **group_options(self.own_session))
         deadline = time.monotonic() + self.START_TIMEOUT
         while True:
@@ -119,7 +126,10 @@ class LocalServer:
         # The server prints its banner (runtime, GC, transport settings, the warm-up's outcome) before the ready line.
         banner = [line for line in text.splitlines()
                   if line.startswith(("PlatformBenchmarks", "  ")) and not line.startswith("      ")]  # not log bodies
-        return Target("platformbenchmarks", url, self.process.pid, True, banner)
+        target = Target("platformbenchmarks", url, self.process.pid, True, banner)
+        if self.http2:
+            target.h2c_url, target.h2_url = h2c_url, h2_url
+        return target
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -132,6 +142,19 @@ class LocalServer:
                 self.process.wait()
         if self.log is not None:
             self.log.close()
+
+
+def test_certificate(out_dir: Path) -> dict[str, str]:
+    """A self-signed certificate for the run's TLS listener, made by openssl into the output folder: the settings
+    (TLS_CERT, TLS_KEY) that give it to the server. In raw/, which is never kept with the results."""
+    (out_dir / "raw").mkdir(parents=True, exist_ok=True)
+    certificate, key = out_dir / "raw" / "server.crt", out_dir / "raw" / "server.key"
+    made = subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                           "-days", "2", "-subj", "/CN=localhost", "-keyout", str(key), "-out", str(certificate)],
+                          capture_output=True, text=True)
+    if made.returncode != 0:
+        raise RunError("openssl could not make the TLS listener's certificate:\n" + made.stderr[-2000:])
+    return {"TLS_CERT": str(certificate), "TLS_KEY": str(key)}
 
 
 def start_database(env: dict[str, str]) -> str | None:

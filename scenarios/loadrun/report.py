@@ -55,31 +55,35 @@ def markdown(document: dict) -> str:
         cpu = f", CPU of pid {target['pid']} counted" if target["pid"] else ", server CPU not counted"
         lines.append(f"- Target **{target['name']}**: {target['base_url']} ({how}{cpu})")
         lines += [f"  - `{line.strip()}`" for line in target.get("banner", [])]
-    lines += ["", "Requests/s and latency come from wrk; server CPU is user+system time of the server process over the",
-              "measured window divided by the responses; wrk CPU likewise for the load generator. Non-2xx counts what",
-              "wrk reports as `Non-2xx or 3xx responses` (status 400 and above).", ""]
+    lines += ["", "Requests/s and latency come from wrk (h2load for the h2 profiles, which counts 2xx responses only); server",
+              "CPU is user+system time of the server process over the measured window divided by the responses; the load",
+              "generator's CPU likewise. Non-2xx counts what wrk reports as `Non-2xx or 3xx responses` (status 400 and",
+              "above), or h2load's 3xx, 4xx and 5xx.", ""]
     runs = measured(document)
     lines += comparison(document)
     for name, test in TESTS.items():
         rows = [run for run in runs if run["test"] == name]
         if not rows:
             continue
+        # h2load gives no percentiles: its mean, spread and maximum instead.
+        keys = ("avg", "stdev", "max") if getattr(test, "h2load", False) else ("p50", "p75", "p90", "p99")
+        names = {"avg": "mean", "stdev": "sd", "max": "max"}
         lines += [f"## {name}: every measurement", "", f"Level: {level_unit(test, rows)}.", "",
-                  "| Round | Level | Target | Requests/s | p50 ms | p75 ms | p90 ms | p99 ms | Socket errors c/r/w/t | Non-2xx "
-                  "| Server CPU µs/resp | wrk CPU µs/resp |",
-                  "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                  "| Round | Level | Target | Requests/s | " + " | ".join(f"{names.get(key, key)} ms" for key in keys)
+                  + " | Socket errors c/r/w/t | Non-2xx | Server CPU µs/resp | Load generator CPU µs/resp |",
+                  "|---:|---:|---|---:|" + "---:|" * len(keys) + "---:|---:|---:|---:|"]
         for run in rows:
             if run["rps"] is None:
                 lines.append(f"| {run.get('round', 1)} | {run['level']} | {run['target']} | no result: "
-                             f"{'; '.join(problems_of(run))} |" + " |" * 8)
+                             f"{'; '.join(problems_of(run))} |" + " |" * (4 + len(keys)))
                 continue
             latency = run["latency_ms"]
             errors = run["socket_errors"]
             server = run["server_cpu_us_per_response"]
             client = run["wrk_cpu_us_per_response"]
             lines.append(
-                f"| {run.get('round', 1)} | {run['level']} | {run['target']} | {run['rps']:,.0f} | {fmt_ms(latency.get('p50'))} | "
-                f"{fmt_ms(latency.get('p75'))} | {fmt_ms(latency.get('p90'))} | {fmt_ms(latency.get('p99'))} | "
+                f"| {run.get('round', 1)} | {run['level']} | {run['target']} | {run['rps']:,.0f} | "
+                + "".join(f"{fmt_ms(latency.get(key))} | " for key in keys) +
                 f"{errors['connect']}/{errors['read']}/{errors['write']}/{errors['timeout']} | {run['non_2xx']} | "
                 f"{'–' if server is None else f'{server:.2f}'} | {'–' if client is None else f'{client:.2f}'} |")
         lines.append("")

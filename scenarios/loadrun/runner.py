@@ -20,6 +20,7 @@ from pathlib import Path
 from loadrun.model import (ARENA_SCRIPT, PIPELINE_DEPTH, PIPELINE_SCRIPT, PROFILES, ROOT, TFB_TESTS,
                            ArenaTest, RunError, Target, TestType)
 from loadrun.gcannon import parse_gcannon, websocket_echo_problem
+from loadrun.h2load import h2load_command, parse_h2load
 from loadrun.processes import children_cpu_seconds, cpu_seconds, say, unverified_tls
 from loadrun.report import fmt_ms
 from loadrun.wrk import parse_wrk, problems_of
@@ -80,6 +81,17 @@ class Runner:
         return self.measure(target, test, phase, url, connections, threads, seconds, level, 1, command,
                             lambda output: parse_gcannon(output, connections), "echoes/s", "echo")
 
+    def h2load(self, target: Target, test: ArenaTest, phase: str, base_url: str, connections: int, seconds: int,
+               level: int | None) -> dict:
+        """One run of h2load as the venue runs it for an h2 profile: its URIs in turn from a file, its streams per
+        connection; a response is a 2xx, as the venue counts them."""
+        uris = self.out_dir / "raw" / f"{target.name}-{test.name}-uris.txt"
+        uris.write_text("".join(base_url.rstrip("/") + request.path + "\n" for request in test.requests), encoding="utf-8")
+        threads = min(connections, self.nproc)
+        command = h2load_command(str(uris), connections, test.h2_streams, threads, seconds, test.cleartext, test.headers)
+        return self.measure(target, test, phase, base_url, connections, threads, seconds, level, 1, command,
+                            parse_h2load, "requests/s", "response")
+
     def measure(self, target: Target, test: TestType | ArenaTest, phase: str, url: str, connections: int, threads: int,
                 seconds: int, level: int | None, pipeline: int, command: list[str], parse, rate: str, unit: str) -> dict:
         """Runs the load generator's command, with the server's CPU time around it on a measured level, and records the
@@ -109,7 +121,9 @@ class Runner:
                       + f" (see {run['raw']})")
         elif phase == "level":
             cpu = run["server_cpu_us_per_response"]
-            say(f"{label}: {run['rps']:,.0f} {rate}, p99 {fmt_ms(run['latency_ms'].get('p99'))} ms"
+            latency = run["latency_ms"]
+            say(f"{label}: {run['rps']:,.0f} {rate}, "
+                + (f"p99 {fmt_ms(latency.get('p99'))} ms" if "p99" in latency or "avg" not in latency else f"mean {fmt_ms(latency['avg'])} ms")
                 + (f", server {cpu:.2f} us CPU per {unit}" if cpu is not None else ""))
         return run
 
@@ -172,6 +186,9 @@ class Runner:
         if test.websocket:
             self.run_websocket_test(target, test, url, levels)
             return
+        if test.h2load:
+            self.run_h2load_test(target, test, levels)
+            return
         if not self.preflight(target, test, url):
             return
         say(f"== {target.name} {test.name}: HttpArena's {test.profile} profile at {target.base_url}")
@@ -193,6 +210,24 @@ class Runner:
         self.pause(self.profile.warmup_pause)
         for index, level in enumerate(levels):
             self.gcannon(target, test, "level", url, level, min(level, self.nproc), self.duration, level)
+            if index < len(levels) - 1:
+                self.pause(self.profile.level_pause)
+
+    def run_h2load_test(self, target: Target, test: ArenaTest, levels: list[int]) -> None:
+        """The same sequence with h2load on the target's HTTP/2 listener: primer, warm-up at the lowest level, levels.
+        The primer is the check before the load: a run whose responses are not 2xx fails there."""
+        base_url = target.h2c_url if test.cleartext else target.h2_url
+        if base_url is None:
+            option = "--h2c-url" if test.cleartext else "--h2-url"
+            self.fail(target, test.name, f"no {'h2c' if test.cleartext else 'TLS h2'} listener known ({option} after its --url): not measured")
+            return
+        say(f"== {target.name} {test.name}: HttpArena's {test.profile} profile at {base_url}, h2load")
+        self.h2load(target, test, "primer", base_url, 8, self.args.primer or self.profile.primer, None)
+        self.pause(self.profile.primer_pause)
+        self.h2load(target, test, "warmup", base_url, min(levels), self.args.warmup or self.profile.warmup, None)
+        self.pause(self.profile.warmup_pause)
+        for index, level in enumerate(levels):
+            self.h2load(target, test, "level", base_url, level, self.duration, level)
             if index < len(levels) - 1:
                 self.pause(self.profile.level_pause)
 

@@ -45,7 +45,7 @@ public sealed partial class TlsServer
     {
         var plaintext = new Pipe(s_plaintextOptions);
         var output = new OpenSslOutput(tls, transport.Output);
-        connection.Features.Set<ITlsApplicationProtocolFeature>(new TlsConnectionFeature(tls.ApplicationProtocol(context.Protocols)));
+        connection.Features.Set<ITlsApplicationProtocolFeature>(new TlsConnectionFeature(tls.ApplicationProtocol(context.Protocols), tls.MeetsHttp2Requirements()));
         connection.Transport = new DuplexPipe(plaintext.Reader, output);
         Task receiving = tls.ReceiveAsync(plaintext.Writer);
         try

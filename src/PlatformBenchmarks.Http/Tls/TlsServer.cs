@@ -189,7 +189,7 @@ public sealed partial class TlsServer
         // becomes one write of records. The transport's streams stay open: the TLS layer ends them itself.
         var input = PipeReader.Create(ssl, new StreamPipeReaderOptions(leaveOpen: true));
         var output = new TlsOutput(PipeWriter.Create(ssl, new StreamPipeWriterOptions(leaveOpen: true)), ssl, transport.Output);
-        var feature = new TlsConnectionFeature(ssl.NegotiatedApplicationProtocol);
+        var feature = new TlsConnectionFeature(ssl.NegotiatedApplicationProtocol, TlsPolicy.MeetsHttp2Requirements(ssl.SslProtocol, ssl.NegotiatedCipherSuite));
         connection.Features.Set<ITlsApplicationProtocolFeature>(feature);
         connection.Transport = new DuplexPipe(input, output);
         try

@@ -86,8 +86,8 @@ public abstract class TlsServerTests(TlsServerFixture server, TlsEngine engine)
     }
 
     [Theory]
-    [InlineData("h2")]
-    [InlineData("h2", "spdy/3")]
+    [InlineData("spdy/3")]
+    [InlineData("h3", "spdy/3")]
     [InlineData]
     public async Task AClientOfferingNeitherProtocolOrNoAlpnGetsHttp11WithoutAlpn(params string[] protocols)
     {
@@ -96,14 +96,6 @@ public abstract class TlsServerTests(TlsServerFixture server, TlsEngine engine)
         Assert.Equal(default, tls.NegotiatedApplicationProtocol);
         await tls.WriteAsync(Requests.Bytes(Requests.Plaintext));
         Assert.Equal(PlaintextResponse, (await RawResponse.ReadAsync(tls, cancellationToken: Deadline))!.WithoutDate());
-    }
-
-    [Fact]
-    public async Task AClientOfferingH2BeforeHttp11GetsHttp11()
-    {
-        await using SslStream tls = await server.ConnectTlsAsync("h2", "http/1.1");
-
-        Assert.Equal(SslApplicationProtocol.Http11, tls.NegotiatedApplicationProtocol);
     }
 
     [Fact]

@@ -101,6 +101,15 @@ internal static partial class LibSsl
     public static partial nint OPENSSL_cipher_name(string standardName);
 
     [LibraryImport(Ssl)]
+    public static partial int SSL_version(SafeSslHandle ssl);
+
+    [LibraryImport(Ssl)]
+    public static partial nint SSL_get_current_cipher(SafeSslHandle ssl);
+
+    [LibraryImport(Ssl)]
+    public static partial nint SSL_CIPHER_standard_name(nint cipher);
+
+    [LibraryImport(Ssl)]
     public static partial SafeSslHandle SSL_new(SafeSslContextHandle context);
 
     [LibraryImport(Ssl)]

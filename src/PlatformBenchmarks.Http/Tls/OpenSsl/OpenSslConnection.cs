@@ -111,6 +111,27 @@ internal sealed class OpenSslConnection : IDisposable
     }
 
     /// <summary>
+    /// Whether the version and suite negotiated meet HTTP/2's requirements (RFC 9113 §9.2), judged by
+    /// <see cref="TlsPolicy.MeetsHttp2Requirements"/> from the suite's IANA name, as on the SslStream path.
+    /// </summary>
+    public bool MeetsHttp2Requirements()
+    {
+        lock (_gate)
+        {
+            int version = LibSsl.SSL_version(_ssl);
+            if (version != LibSsl.Tls12Version)
+            {
+                return version == LibSsl.Tls13Version;
+            }
+
+            // The name is a static string of OpenSSL's (or null for a suite it cannot name): nothing to free.
+            string? name = System.Runtime.InteropServices.Marshal.PtrToStringUTF8(LibSsl.SSL_CIPHER_standard_name(LibSsl.SSL_get_current_cipher(_ssl)));
+            return Enum.TryParse(name, out System.Net.Security.TlsCipherSuite suite)
+                && TlsPolicy.MeetsHttp2Requirements(System.Security.Authentication.SslProtocols.Tls12, suite);
+        }
+    }
+
+    /// <summary>
     /// Decrypts what the transport receives into <paramref name="plaintext"/> until the client's close_notify, the end of
     /// the stream, a record OpenSSL refuses, or the codec no longer reading; then completes it. Runs as the connection's
     /// receiving side for its whole life, resumed by the transport's reader.

@@ -34,6 +34,8 @@ internal sealed partial class HttpArenaRoutes : IRouteModule
         Routes =
         [
             new Route(this, BaselineRoute, RoutePattern.Exact("/baseline11"), MethodSet.Of(HttpMethod.Get, HttpMethod.Head, HttpMethod.Post), forms: "/baseline11?a={a}&b={b}"),
+            // The HTTP/2 profiles' name for the same sum (baseline-h2, baseline-h2c), GET only as the venue sends it.
+            new Route(this, BaselineRoute, RoutePattern.Exact("/baseline2"), MethodSet.Read, forms: "/baseline2?a={a}&b={b}"),
             new Route(this, PipelineRoute, RoutePattern.Exact("/pipeline"), MethodSet.Read),
             new Route(this, JsonRoute, RoutePattern.WithSegment("/json"), MethodSet.Read, forms: "/json/{count}?m={m}"),
             new Route(this, UploadRoute, RoutePattern.Exact("/upload"), MethodSet.Of(HttpMethod.Post), maxUploadSize),
