@@ -99,6 +99,7 @@ internal sealed partial class Http2Connection<TApp>
         }
         finally
         {
+            DisposeDefences();
             _output.Release();
             _response.ReleaseBodyBuffer();
             await _input.CompleteAsync();
@@ -112,7 +113,7 @@ internal sealed partial class Http2Connection<TApp>
         {
             ReadResult result = await _input.ReadAsync();
             ReadOnlySequence<byte> buffer = result.Buffer;
-            Step step = result.IsCanceled ? GoAway(Http2ErrorCode.NoError, "The server is stopping.") : Step.Continue;
+            Step step = result.IsCanceled ? OnReadCanceled() : Step.Continue;
             while (step == Step.Continue)
             {
                 step = ProcessNext(ref buffer, out ValueTask pending);
@@ -132,6 +133,7 @@ internal sealed partial class Http2Connection<TApp>
                 }
             }
 
+            step = AfterFrames(step);
             _input.AdvanceTo(buffer.Start, buffer.End);
             if (_output.HasOutput)
             {
@@ -191,6 +193,11 @@ internal sealed partial class Http2Connection<TApp>
         if (!_settingsReceived && frame.Type != Http2FrameType.Settings)
         {
             return GoAway(Http2ErrorCode.ProtocolError, "The client preface did not go on with SETTINGS (RFC 9113 §3.4).");
+        }
+
+        if (IsFlood(in frame, in content))
+        {
+            return Step.Close;
         }
 
         return frame.Type switch
@@ -253,7 +260,7 @@ internal sealed partial class Http2Connection<TApp>
         _headersStreamId = frame.StreamId;
         _headersEndStream = frame.EndStream;
         _headerBlockBytes = 0;
-        _refuseStream = _output.OwingStreamCount >= MaxConcurrentStreams;
+        _refuseStream = MustRefuseStream();
         _builder.Start(_limits.MaxRequestHeaderCount);
         return OnHeaderFragment(in frame, in content, out pending);
     }
@@ -293,9 +300,8 @@ internal sealed partial class Http2Connection<TApp>
         _headersStreamId = 0;
         if (_refuseStream)
         {
-            // §5.1.2: past SETTINGS_MAX_CONCURRENT_STREAMS; REFUSED_STREAM tells the client it may retry.
-            _output.WriteRstStream(streamId, Http2ErrorCode.RefusedStream);
-            return Step.Continue;
+            // §5.1.2: past SETTINGS_MAX_CONCURRENT_STREAMS, or too many bytes held; REFUSED_STREAM tells the client it may retry.
+            return RefuseStream(streamId);
         }
 
         Http2HeadError headError = _builder.Complete();
