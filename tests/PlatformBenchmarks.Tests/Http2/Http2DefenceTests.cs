@@ -62,7 +62,7 @@ public sealed class Http2DefenceTests
         var received = new List<Http2TestFrame>();
 
         // In batches, each read in full before the next, so that the answers queued per read stay below their own bound.
-        for (int sent = 0; received.Count == 0 || received[^1].Type != Http2FrameType.GoAway; sent += batch)
+        for (int sent = 0; sent < 2 * Server.StreamResetBurst && (received.Count == 0 || received[^1].Type != Http2FrameType.GoAway); sent += batch)
         {
             await connection.SendAsync([.. Repeat(batch, i => Connection.Request(Stream(sent + i), $"/size/{size}")), .. Connection.Ping()]);
             received.AddRange(await connection.ReadUntilAsync(frame => frame.Type is Http2FrameType.Ping or Http2FrameType.GoAway));
@@ -268,7 +268,7 @@ public sealed class Http2DefenceTests
     }
 
     [Fact]
-    public async Task AWindowThatOpensKeepsTheResponseAlive()
+    public async Task AWindowThatOpensKeepsTheResponseAliveUntilItShuts()
     {
         await using var connection = new Connection(default);
         await connection.StartAsync((Http2SettingsParameter.InitialWindowSize, 0));
@@ -285,6 +285,11 @@ public sealed class Http2DefenceTests
         }
 
         Assert.Equal(1000 - (3 * Server.SmallWindowIncrement / 4), connection.Connection.HeldResponseBytes);
+
+        // Then the window stays shut a whole timeout from the last bytes sent: the stream is reset.
+        connection.Time.Advance(Server.StalledResponseTimeout);
+        Http2TestFrame reset = (await connection.ReadUntilAsync(frame => frame.Type == Http2FrameType.RstStream)).Single();
+        Assert.Equal(Http2ErrorCode.Cancel, reset.ErrorCode);
     }
 
     [Fact]
