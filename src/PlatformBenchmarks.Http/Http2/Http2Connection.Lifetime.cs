@@ -24,6 +24,7 @@ internal sealed partial class Http2Connection<TApp>
         HeaderBlock,
         KeepAlive,
         ShutdownPing,
+        StalledResponse,
     }
 
     private enum Shutdown : byte
@@ -98,6 +99,13 @@ internal sealed partial class Http2Connection<TApp>
             next = NextDeadline(now, out left);
         }
 
+        if (next == Deadline.StalledResponse && left <= TimeSpan.Zero)
+        {
+            // Not a reason to end the connection: the streams holding the bytes are reset, the others go on.
+            ResetStalledStreams();
+            next = NextDeadline(now, out left);
+        }
+
         if (next != Deadline.None && left <= TimeSpan.Zero)
         {
             return next switch
@@ -145,6 +153,11 @@ internal sealed partial class Http2Connection<TApp>
         if (_headersStreamId != 0)
         {
             Earliest(ref next, ref left, Deadline.HeaderBlock, headers - Time.GetElapsedTime(_headerBlockStart, now));
+        }
+
+        if (_stallArmed)
+        {
+            Earliest(ref next, ref left, Deadline.StalledResponse, StalledResponseTimeout - Time.GetElapsedTime(_stallArmedAt, now));
         }
 
         if (_shutdown == Shutdown.Announced)

@@ -111,12 +111,21 @@ internal sealed partial class Http2Connection<TApp>
         while (true)
         {
             CancellationToken timeout;
+            bool written;
             lock (Sync)
             {
                 if (ArmTimer(out timeout) == Step.Close)
                 {
                     break;
                 }
+
+                // A deadline that passed may have written frames (the final GOAWAY, streams reset for a stall).
+                written = _output.HasOutput;
+            }
+
+            if (written && !await FlushAsync())
+            {
+                return;
             }
 
             ReadResult result;
@@ -148,6 +157,7 @@ internal sealed partial class Http2Connection<TApp>
                     step = Step.Close;
                 }
 
+                step = AfterFrames(step);
                 _inLoop = false;
             }
 
@@ -201,6 +211,11 @@ internal sealed partial class Http2Connection<TApp>
         if (!_settingsReceived && frame.Type != Http2FrameType.Settings)
         {
             return GoAway(Http2ErrorCode.ProtocolError, "The client preface did not go on with SETTINGS (RFC 9113 §3.4).");
+        }
+
+        if (IsFlood(in frame, in content))
+        {
+            return Step.Close;
         }
 
         return frame.Type switch
@@ -270,7 +285,7 @@ internal sealed partial class Http2Connection<TApp>
         _headerBlockStart = Time.GetTimestamp();
 
         // Past the final GOAWAY's last stream, a request is ignored (§6.8); its block is still decoded for HPACK's sake.
-        _refuseStream = OpenStreamCount >= MaxConcurrentStreams || frame.StreamId > _goAwayLastStreamId;
+        _refuseStream = frame.StreamId > _goAwayLastStreamId || MustRefuseStream();
         _builder.Start(_limits.MaxRequestHeaderCount);
         return OnHeaderFragment(in frame, in content);
     }
@@ -311,13 +326,9 @@ internal sealed partial class Http2Connection<TApp>
         _headersStreamId = 0;
         if (_refuseStream)
         {
-            // §5.1.2: past SETTINGS_MAX_CONCURRENT_STREAMS; REFUSED_STREAM tells the client it may retry.
-            if (streamId <= _goAwayLastStreamId)
-            {
-                ResetStream(streamId, Http2ErrorCode.RefusedStream);
-            }
-
-            return Step.Continue;
+            // Past the final GOAWAY's last stream the request is ignored (§6.8). Otherwise past
+            // SETTINGS_MAX_CONCURRENT_STREAMS, or too many bytes held: REFUSED_STREAM tells the client it may retry (§5.1.2).
+            return streamId > _goAwayLastStreamId ? Step.Continue : RefuseStream(streamId);
         }
 
         Http2HeadError headError = _builder.Complete();

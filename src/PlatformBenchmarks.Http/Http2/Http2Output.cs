@@ -7,8 +7,8 @@ namespace PlatformBenchmarks.Http.Http2;
 /// The frames one HTTP/2 connection sends, written into its output pipe (never flushed here: the connection flushes
 /// once per read), and the send side of flow control (RFC 9113 §6.9): the connection's window and, for each stream
 /// whose response did not fit, its own window and the bytes still owed, sent as WINDOW_UPDATE frames open the windows.
-/// A stream's owed bytes are a copy of its response's body, so the bytes held are bounded by the streams allowed at once
-/// (SETTINGS_MAX_CONCURRENT_STREAMS, which counts such streams) times the largest body.
+/// A stream's owed bytes are a copy of its response's body; the connection bounds what they add up to, and how long they
+/// may wait (docs/decisions/0020-http2.md, "Defences").
 /// </summary>
 internal sealed class Http2Output
 {
@@ -22,6 +22,7 @@ internal sealed class Http2Output
     private readonly List<int> _blocked = [];
     private long _connectionWindow = DefaultWindowSize;
     private int _initialStreamWindow = DefaultWindowSize;
+    private long _owedBytes;
 
     public Http2Output(PipeWriter output) => _output = output;
 
@@ -48,23 +49,44 @@ internal sealed class Http2Output
 
     public bool IsOwing(int streamId) => _owed.ContainsKey(streamId);
 
+    /// <summary>The response bytes held for streams whose windows are closed (the connection's defences bound them).</summary>
+    public long OwedBytes => _owedBytes;
+
+    /// <summary>How many of the owed bytes have been sent since the connection began: it moves when a window opens.</summary>
+    public long OwedBytesSent { get; private set; }
+
+    /// <summary>
+    /// The frames written in answer to the peer's own (SETTINGS and PING acknowledgements, RST_STREAM, WINDOW_UPDATE)
+    /// since the connection last cleared it; the connection bounds it between two flushes.
+    /// </summary>
+    public int ControlFramesQueued { get; set; }
+
     public void WriteSettings(ReadOnlySpan<(Http2SettingsParameter Parameter, uint Value)> settings) =>
         Commit(Http2FrameWriter.WriteSettings(_output.GetSpan(Http2Frame.HeaderLength + (settings.Length * Http2FrameWriter.SettingLength)), settings));
 
-    public void WriteSettingsAck() => Commit(Http2FrameWriter.WriteSettingsAck(_output.GetSpan(Http2Frame.HeaderLength)));
+    public void WriteSettingsAck() => CommitControl(Http2FrameWriter.WriteSettingsAck(_output.GetSpan(Http2Frame.HeaderLength)));
 
     public void WritePing(ulong data) => Commit(Http2FrameWriter.WritePing(_output.GetSpan(Http2Frame.HeaderLength + 8), data, ack: false));
 
-    public void WritePingAck(ulong data) => Commit(Http2FrameWriter.WritePing(_output.GetSpan(Http2Frame.HeaderLength + 8), data, ack: true));
+    public void WritePingAck(ulong data) => CommitControl(Http2FrameWriter.WritePing(_output.GetSpan(Http2Frame.HeaderLength + 8), data, ack: true));
 
     public void WriteWindowUpdate(int streamId, int increment) =>
-        Commit(Http2FrameWriter.WriteWindowUpdate(_output.GetSpan(Http2Frame.HeaderLength + 4), streamId, increment));
+        CommitControl(Http2FrameWriter.WriteWindowUpdate(_output.GetSpan(Http2Frame.HeaderLength + 4), streamId, increment));
 
     /// <summary>Resets a stream (§6.4); whatever it still owed is dropped.</summary>
     public void WriteRstStream(int streamId, Http2ErrorCode code)
     {
         DropOwed(streamId);
-        Commit(Http2FrameWriter.WriteRstStream(_output.GetSpan(Http2Frame.HeaderLength + 4), streamId, code));
+        CommitControl(Http2FrameWriter.WriteRstStream(_output.GetSpan(Http2Frame.HeaderLength + 4), streamId, code));
+    }
+
+    /// <summary>Resets every stream that still owes bytes, oldest first, dropping what they owed.</summary>
+    public void ResetOwingStreams(Http2ErrorCode code)
+    {
+        while (_blocked.Count > 0)
+        {
+            WriteRstStream(_blocked[0], code);
+        }
     }
 
     public void WriteGoAway(int lastStreamId, Http2ErrorCode code, ReadOnlySpan<byte> debugData) =>
@@ -101,6 +123,7 @@ internal sealed class Http2Output
             body.Slice(sent).CopyTo(rest);
             _owed[streamId] = new Owed(rest, 0, body.Length - sent, streamWindow);
             _blocked.Add(streamId);
+            _owedBytes += body.Length - sent;
         }
     }
 
@@ -160,6 +183,7 @@ internal sealed class Http2Output
         if (_owed.Remove(streamId, out Owed owed))
         {
             _blocked.Remove(streamId);
+            _owedBytes -= owed.Length;
             ArrayPool<byte>.Shared.Return(owed.Bytes);
         }
     }
@@ -174,6 +198,7 @@ internal sealed class Http2Output
 
         _owed.Clear();
         _blocked.Clear();
+        _owedBytes = 0;
     }
 
     private void SendOwed()
@@ -184,6 +209,8 @@ internal sealed class Http2Output
             Owed owed = _owed[streamId];
             long window = owed.Window;
             int sent = SendData(streamId, owed.Bytes.AsSpan(owed.Offset, owed.Length), ref window);
+            _owedBytes -= sent;
+            OwedBytesSent += sent;
             if (sent == owed.Length)
             {
                 _owed.Remove(streamId);
@@ -231,6 +258,12 @@ internal sealed class Http2Output
     {
         _output.Advance(written);
         HasOutput = true;
+    }
+
+    private void CommitControl(int written)
+    {
+        Commit(written);
+        ControlFramesQueued++;
     }
 
     /// <summary>A stream's response bytes not sent yet, and its send window.</summary>

@@ -49,6 +49,9 @@ internal sealed class Http2RequestHeadBuilder
     /// <summary>The head's bytes, valid after <see cref="Complete"/> until the next <see cref="Start"/>.</summary>
     public ReadOnlySpan<byte> HeadBytes => _head.AsSpan(0, _length);
 
+    /// <summary>The bytes the head's buffer has grown to (the decoder's header list limit bounds it).</summary>
+    public int Capacity => _head.Length;
+
     /// <summary>What <see cref="HeadBytes"/> holds, valid after <see cref="Complete"/>.</summary>
     public ref readonly RequestHead Head => ref _info;
 
