@@ -7,7 +7,7 @@ namespace PlatformBenchmarks.Http.Tls;
 /// <summary>
 /// Gives the memory OpenSSL freed after a burst of handshakes back to the system: glibc's malloc keeps freed chunks in
 /// its arenas, so a flood of abandoned handshakes would otherwise leave the resident set hundreds of MiB higher than
-/// before it (docs/decisions/0016-tls-layer.md, "Memory after a flood"). Once the handshakes in progress have risen to
+/// before it (docs/decisions/0016-tls-layer.md, "Giving it back after a burst"). Once the handshakes in progress have risen to
 /// <see cref="Threshold"/> and fallen back to <see cref="LowMark"/>, one <c>malloc_trim(0)</c> runs from a timer of the
 /// server's clock (the thread pool, never a loop), <see cref="Settle"/> later so the connections that ended with the
 /// burst have freed theirs, and no sooner than <see cref="Interval"/> after the previous trim.
