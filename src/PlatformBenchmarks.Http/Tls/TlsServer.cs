@@ -28,11 +28,18 @@ public sealed partial class TlsServer
     private readonly int _maxHandshakes;
     private readonly ILogger _logger;
     private readonly OpenSslContext? _openSsl;
+    private readonly TlsMemoryTrim _memoryTrim;
     private int _handshakes;
     private int _atCap;
     private long _refused;
 
     public TlsServer(SslStreamCertificateContext certificate, TlsOptions options, TimeProvider time, ILogger logger)
+        : this(certificate, options, time, logger, () => TlsMemoryTrim.MallocTrim(logger))
+    {
+    }
+
+    /// <param name="trimMemory">Returns freed memory to the system after a burst of handshakes (<see cref="TlsMemoryTrim"/>).</param>
+    internal TlsServer(SslStreamCertificateContext certificate, TlsOptions options, TimeProvider time, ILogger logger, Func<bool> trimMemory)
     {
         ArgumentNullException.ThrowIfNull(certificate);
         ArgumentNullException.ThrowIfNull(options);
@@ -46,6 +53,7 @@ public sealed partial class TlsServer
         _handshakeTimeout = options.HandshakeTimeout;
         _maxHandshakes = options.MaxHandshakes;
         _logger = logger;
+        _memoryTrim = new TlsMemoryTrim(time, () => HandshakesInProgress, trimMemory);
         // The same protocols as SslStream's options offer, so both engines choose alike.
         _openSsl = options.Engine == TlsEngine.OpenSsl ? new OpenSslContext(options, ApplicationProtocols) : null;
     }
@@ -85,12 +93,15 @@ public sealed partial class TlsServer
     /// <summary>The handshake of <paramref name="ssl"/> or of <paramref name="openSsl"/>, within the timeout and the cap.</summary>
     private async Task<bool> HandshakeAsync(ConnectionContext connection, SslStream? ssl, OpenSslConnection? openSsl)
     {
-        if (Interlocked.Increment(ref _handshakes) > _maxHandshakes)
+        int inProgress = Interlocked.Increment(ref _handshakes);
+        if (inProgress > _maxHandshakes)
         {
             Interlocked.Decrement(ref _handshakes);
             Refuse(connection.ConnectionId);
             return false;
         }
+
+        _memoryTrim.Started(inProgress);
 
         // The timeout runs on the server's clock, so tests drive it; the transport's own end (a reset) ends the wait too.
         using var timeout = new CancellationTokenSource(_handshakeTimeout, _time);
@@ -121,10 +132,13 @@ public sealed partial class TlsServer
         }
         finally
         {
-            if (Interlocked.Decrement(ref _handshakes) <= _maxHandshakes / 2 && Volatile.Read(ref _atCap) != 0)
+            int left = Interlocked.Decrement(ref _handshakes);
+            if (left <= _maxHandshakes / 2 && Volatile.Read(ref _atCap) != 0)
             {
                 LeaveCap();
             }
+
+            _memoryTrim.Ended(left);
         }
     }
 
