@@ -121,7 +121,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                              "connection counts for HttpArena's tests; short (default): fewer levels, a few seconds each")
     parser.add_argument("--tests", default="plaintext,json",
                         help=f"comma-separated, from {', '.join(TESTS)}; or 'all' (TFB's seven) or 'arena' (HttpArena's "
-                             "HTTP/1.1 profiles) (default: plaintext,json)")
+                             "HTTP/1.1 profiles but json-tls and echo-ws) (default: plaintext,json)")
     parser.add_argument("--url", action=UrlAction, metavar="[NAME=]URL",
                         help="measure the server at this base URL instead of starting this one; repeatable, to "
                              "measure several implementations in one run")
@@ -163,8 +163,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.query_connections < 1:
         parser.error("--query-connections must be at least 1")
-    # 'arena' is the profiles wrk drives; echo-ws needs the venue's own load generator (--gcannon) and is named alone.
-    groups = {"all": list(TFB_TESTS), "arena": [name for name, test in ARENA_TESTS.items() if not test.websocket]}
+    # 'arena' is the profiles wrk drives on the plaintext listener; echo-ws needs the venue's own load generator
+    # (--gcannon) and json-tls a TLS listener's URL, so each is named alone.
+    groups = {"all": list(TFB_TESTS),
+              "arena": [name for name, test in ARENA_TESTS.items() if not test.websocket and not test.tls]}
     names = [name for part in args.tests.split(",")
              for name in groups.get(part.strip(), [ALIASES.get(part.strip(), part.strip())])]
     unknown = [n for n in names if n not in TESTS]
