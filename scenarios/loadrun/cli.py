@@ -137,7 +137,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                              "connection counts for HttpArena's tests; short (default): fewer levels, a few seconds each")
     parser.add_argument("--tests", default="plaintext,json",
                         help=f"comma-separated, from {', '.join(TESTS)}; or 'all' (TFB's seven), 'arena' (HttpArena's "
-                             "HTTP/1.1 profiles) or 'h2' (its HTTP/2 profiles, by h2load) (default: plaintext,json)")
+                             "HTTP/1.1 profiles but json-tls and echo-ws) or 'h2' (its HTTP/2 profiles, by h2load) (default: plaintext,json)")
     parser.add_argument("--url", action=UrlAction, metavar="[NAME=]URL",
                         help="measure the server at this base URL instead of starting this one; repeatable, to "
                              "measure several implementations in one run")
@@ -185,9 +185,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.query_connections < 1:
         parser.error("--query-connections must be at least 1")
-    # 'arena' is the profiles wrk drives; echo-ws needs the venue's own load generator (--gcannon) and is named alone.
-    # 'h2' is the venue's h2 profiles, which h2load drives.
-    groups = {"all": list(TFB_TESTS), "arena": [name for name, test in ARENA_TESTS.items() if not test.websocket and not test.h2load],
+    # 'arena' is the profiles wrk drives on the plaintext listener; echo-ws needs the venue's own load generator
+    # (--gcannon) and json-tls a TLS listener's URL, so each is named alone. 'h2' is the venue's h2 profiles, which
+    # h2load drives.
+    groups = {"all": list(TFB_TESTS),
+              "arena": [name for name, test in ARENA_TESTS.items() if not test.websocket and not test.tls and not test.h2load],
               "h2": [name for name, test in ARENA_TESTS.items() if test.h2load]}
     names = [name for part in args.tests.split(",")
              for name in groups.get(part.strip(), [ALIASES.get(part.strip(), part.strip())])]

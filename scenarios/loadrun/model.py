@@ -85,6 +85,10 @@ class ArenaTest:
     # target's HTTP/2 listener, over TLS with ALPN h2 or, when cleartext, with prior knowledge (h2load -p h2c).
     h2_streams: int = 0
     cleartext: bool = False
+    # The venue sends it over TLS, to a listener of its own (port 8081): the target's URL says where, https:// as the
+    # venue does, or http:// for the same load in the clear, the figure TLS is compared against. Named alone, not in
+    # 'arena', whose targets are the plaintext listeners.
+    tls: bool = False
 
     @property
     def method(self) -> str:
@@ -112,6 +116,9 @@ ARENA_STATIC_FILES = ("reset.css", "layout.css", "theme.css", "components.css", 
                       "bold.woff2", "logo.svg", "icon-sprite.svg", "hero.webp", "thumb1.webp", "thumb2.webp",
                       "manifest.json")
 ARENA_UPLOAD_SIZES = (512_000, 2_097_152, 10_485_760, 20_971_520)  # requests/upload-{500k,2m,10m,20m}.raw
+# The json profile's count and multiplier pairs, in the venue's order (requests/json-*.raw, json-tls-rotate.lua).
+JSON_PAIRS = tuple(ArenaRequest("get", f"/json/{count}?m={m}")
+                   for count, m in ((1, 3), (5, 7), (10, 2), (15, 5), (25, 4), (40, 8), (50, 6)))
 BASELINE_SUMS = "expect=55,75"  # 13 + 42, and 13 + 42 + 20 for the POSTs
 
 ARENA_TESTS = {
@@ -124,14 +131,15 @@ ARENA_TESTS = {
                   checks=(BASELINE_SUMS,)),
         ArenaTest("pipelined", "pipelined", (512, 4096), (ArenaRequest("get", "/pipeline"),),
                   "connections (/pipeline, 16 pipelined)", pipeline=PIPELINE_DEPTH),
-        ArenaTest("json-arena", "json", (4096,),
-                  tuple(ArenaRequest("get", f"/json/{count}?m={m}")
-                        for count, m in ((1, 3), (5, 7), (10, 2), (15, 5), (25, 4), (40, 8), (50, 6))),
+        ArenaTest("json-arena", "json", (4096,), JSON_PAIRS,
                   "connections (/json/N?m=M, 7 pairs in turn, a new connection per 25 requests)", reconnect_every=25),
         ArenaTest("json-comp", "json-comp", (512, 4096, 16384),
                   tuple(ArenaRequest("get", f"/json/{count}?m={m}") for count, m in ((25, 4), (40, 8), (50, 6))),
                   "connections (/json/N?m=M gzip or br, 3 pairs in turn, a new connection per 25 requests)",
                   reconnect_every=25, headers=("Accept-Encoding: gzip, br",), checks=("encoding=gzip,br",)),
+        # requests/json-tls-rotate.lua: json's seven pairs, no Accept-Encoding, connections kept open.
+        ArenaTest("json-tls", "json-tls", (4096,), JSON_PAIRS,
+                  "connections (/json/N?m=M, 7 pairs in turn, over the URL's scheme: https:// as the venue)", tls=True),
         ArenaTest("upload", "upload", (32, 256),
                   tuple(ArenaRequest("post", "/upload", size=size) for size in ARENA_UPLOAD_SIZES),
                   "connections (POST /upload of 500 KiB, 2, 10 and 20 MiB in turn, a new connection per 5)",

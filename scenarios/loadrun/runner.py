@@ -288,7 +288,7 @@ def hint(test: TestType | ArenaTest, status: int) -> str:
     if isinstance(test, TestType):
         return (" (this server has no database routes: run it with them, or leave the database tests out with --tests"
                 " plaintext,json)" if test.uses_database and status == 404 else "")
-    if test.name in ("json-arena", "json-comp") and status == 503:
+    if test.name in ("json-arena", "json-comp", "json-tls") and status == 503:
         return " (the server has no dataset: for this server give --arena-data DIR, the folder of dataset.json)"
     if test.name == "static" and status == 404:
         return " (the server has no static files: for this server give --arena-data DIR, the folder of static/)"

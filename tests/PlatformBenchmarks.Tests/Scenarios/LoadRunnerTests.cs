@@ -222,6 +222,10 @@ public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
         Assert.Equal(tests.Zip(connections, (test, level) => $"bar {target} {test} {level}"), ChartBars());
     }
 
+    /// <summary>The distinct targets of <paramref name="requests"/> are <paramref name="expected"/>, in any order.</summary>
+    private static void AssertTargets(string[] expected, IEnumerable<WireRequest> requests) =>
+        Assert.Equal(expected.Order(StringComparer.Ordinal), requests.Select(r => r.Target).Distinct().Order(StringComparer.Ordinal));
+
     /// <summary>What HttpArena's profiles send (its docs, requests/ and load scripts), as the proxy saw it on the wire.</summary>
     private static void AssertTheVenuesRequests(IReadOnlyDictionary<WireRequest, long> wire)
     {
@@ -236,8 +240,6 @@ public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
         Assert.Equal(512_000, first.Single(r => r.Target == "/upload").BodyLength);
 
         WireRequest[] Sent(Func<WireRequest, bool> which) => [.. wire.Keys.Where(r => r.Field("User-Agent") is null && which(r))];
-        void AssertTargets(string[] expected, IEnumerable<WireRequest> requests) =>
-            Assert.Equal(expected.Order(StringComparer.Ordinal), requests.Select(r => r.Target).Distinct().Order(StringComparer.Ordinal));
         double RequestsPerClose(IEnumerable<WireRequest> requests) =>
             (double)requests.Sum(r => wire[r]) / Math.Max(1, requests.Where(r => r.Closes).Sum(r => wire[r]));
 
@@ -288,6 +290,53 @@ public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
              "/async-db?min=10&max=50&limit=35", "/async-db?min=10&max=50&limit=50"],
             database);
         Assert.InRange(RequestsPerClose(database), 20, 32);
+    }
+
+    [Fact]
+    public async Task JsonTlsSendsTheVenuesJsonMixOnKeptConnectionsOverTheSchemeOfEachTargetsUrl()
+    {
+        // One server process with a plaintext and a TLS listener, measured as two targets: over https://, as the venue
+        // sends json-tls, and over http:// through the recording proxy, which shows the same mix on the wire.
+        string data = WriteArenaData(Path.Join(_data, "data"));
+        using var certificate = TestCertificate.Create();
+        int plainPort = ServerProcess.FreePort();
+        int tlsPort = ServerProcess.FreePort();
+        using Process server = ServerProcess.Start(
+            ["--urls", $"http://127.0.0.1:{plainPort};https://127.0.0.1:{tlsPort}", "--HttpArena:DatasetPath", Path.Join(data, "dataset.json"),
+             .. certificate.Settings]);
+        try
+        {
+            await ServerProcess.WaitForBannerAsync(server, TimeSpan.FromMinutes(1));
+            await using var proxy = new RecordingProxy(plainPort);
+            string pid = server.Id.ToString(CultureInfo.InvariantCulture);
+            ProcessResult result = await RunAsync($"tls=https://127.0.0.1:{tlsPort}", "json-tls", "--pid", pid,
+                "--url", $"plain=http://127.0.0.1:{proxy.Port}", "--pid", pid, "--warmup", "1", "--levels", "json-tls=4");
+
+            Assert.True(result.ExitCode == 0, result.ToString());
+            using var document = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "results.json")));
+            JsonElement[] levels = [.. document.RootElement.GetProperty("runs").EnumerateArray().Where(r => r.GetProperty("phase").GetString() == "level")];
+            Assert.Equal([$"tls https://127.0.0.1:{tlsPort}/json/1?m=3 4", $"plain http://127.0.0.1:{proxy.Port}/json/1?m=3 4"],
+                levels.Select(r => $"{r.GetProperty("target").GetString()} {r.GetProperty("url").GetString()} {r.GetProperty("connections").GetInt32()}"));
+            Assert.All(levels, run =>
+            {
+                Assert.True(run.GetProperty("rps").GetDouble() > 0);
+                Assert.Equal(0, run.GetProperty("non_2xx").GetInt32());
+                Assert.All(run.GetProperty("socket_errors").EnumerateObject(), error => Assert.Equal(0, error.Value.GetInt32()));
+            });
+            Assert.Empty(document.RootElement.GetProperty("failures").EnumerateArray());
+
+            // requests/json-tls-rotate.lua: json's seven pairs, no Accept-Encoding, and no reconnection.
+            Assert.Empty(proxy.Problems);
+            WireRequest[] sent = [.. proxy.Requests.Keys.Where(r => r.Field("User-Agent") is null)];
+            AssertTargets(["/json/1?m=3", "/json/5?m=7", "/json/10?m=2", "/json/15?m=5", "/json/25?m=4", "/json/40?m=8", "/json/50?m=6"], sent);
+            Assert.All(sent, r => Assert.Null(r.Field("Accept-Encoding")));
+            Assert.DoesNotContain(sent, r => r.Closes);
+        }
+        finally
+        {
+            server.Kill(entireProcessTree: true);
+            await server.WaitForExitAsync();
+        }
     }
 
     [Fact]
