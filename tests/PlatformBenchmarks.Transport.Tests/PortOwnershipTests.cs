@@ -152,30 +152,6 @@ public class ListenSocketCheckTests
         }
     }
 
-    // A system test: it reads the backlogs with ss (iproute2), which scripts/test.sh installs. It tells the fixed 4,096
-    // of before from the kernel's limit only on a host whose net.core.somaxconn is above 4,096.
-    [Fact]
-    [Trait("Category", "System")]
-    public void EachSocketOfTheGroupTakesTheKernelsLargestBacklog()
-    {
-        int somaxconn = int.Parse(File.ReadAllText("/proc/sys/net/core/somaxconn").Trim(), System.Globalization.CultureInfo.InvariantCulture);
-        int[] fds = ListenSocket.CreateGroup(new IPEndPoint(IPAddress.Loopback, 0), 2, NullLogger.Instance, out IPEndPoint bound);
-        try
-        {
-            // For a listening socket, ss's Send-Q column is the backlog the kernel keeps (sk_max_ack_backlog).
-            using System.Diagnostics.Process ss = System.Diagnostics.Process.Start(new System.Diagnostics.ProcessStartInfo("ss", ["-Hltn", $"sport = :{bound.Port}"]) { RedirectStandardOutput = true })!;
-            string[] lines = ss.StandardOutput.ReadToEnd().Split('\n', StringSplitOptions.RemoveEmptyEntries);
-            ss.WaitForExit();
-
-            Assert.Equal(2, lines.Length);
-            Assert.All(lines, line => Assert.Equal(somaxconn.ToString(System.Globalization.CultureInfo.InvariantCulture), line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[2]));
-        }
-        finally
-        {
-            CloseAll(fds);
-        }
-    }
-
     [Theory]
     [InlineData("127.0.0.1", false, "127.0.0.1", false, true)]
     [InlineData("127.0.0.1", false, "0.0.0.0", false, true)]
