@@ -74,10 +74,12 @@ source scripts/lib/packages.sh
 require_command wrk wrk test.sh
 # SocketCompletionsTests read which threads send the responses with strace.
 require_command strace strace test.sh
-# A transport test reads the listening sockets' backlogs with ss.
+# ListenBacklogTests read a server's listening sockets' backlogs with ss.
 require_command ss iproute2 test.sh
 # The gzip tests of the json-compressed route need libdeflate (LibDeflateTests); the server falls back without it.
 require_library libdeflate.so.0 libdeflate0 test.sh
+# TLS listeners run on OpenSSL 3 by default (Tls:Engine OpenSsl); the TLS tests run both engines.
+require_library libssl.so.3 libssl3 test.sh
 # The tests read ConnectionString; point them at the cluster just started unless told otherwise.
 ConnectionString="${ConnectionString:-$(scripts/db.sh connection-string)}"
 export ConnectionString
