@@ -74,6 +74,11 @@ source scripts/lib/packages.sh
 require_command wrk wrk test.sh
 # SocketCompletionsTests read which threads send the responses with strace.
 require_command strace strace test.sh
+# The load runner, the report parsers' tests and docker/verify-publish.sh run python3; verify-publish.sh makes a
+# certificate with openssl and checks HTTP/2 with curl.
+require_command python3 python3 test.sh
+require_command openssl openssl test.sh
+require_command curl curl test.sh
 # ListenBacklogTests read a server's listening sockets' backlogs with ss.
 require_command ss iproute2 test.sh
 # The gzip tests of the json-compressed route need libdeflate (LibDeflateTests); the server falls back without it.

@@ -164,9 +164,7 @@ ARENA_TESTS = {
         ArenaTest("baseline-h2c", "baseline-h2c", (256, 1024, 4096), (ArenaRequest("get", "/baseline2?a=1&b=1"),),
                   "connections (/baseline2 over h2c by prior knowledge, 100 streams each; h2load -p h2c)",
                   h2_streams=100, cleartext=True),
-        ArenaTest("json-h2c", "json-h2c", (1024, 4096),
-                  tuple(ArenaRequest("get", f"/json/{count}?m={m}")
-                        for count, m in ((1, 3), (5, 7), (10, 2), (15, 5), (25, 4), (40, 8), (50, 6))),
+        ArenaTest("json-h2c", "json-h2c", (1024, 4096), JSON_PAIRS,
                   "connections (/json/N?m=M over h2c, 7 pairs in turn, 32 streams each; h2load -p h2c)",
                   h2_streams=32, cleartext=True),
     ]
