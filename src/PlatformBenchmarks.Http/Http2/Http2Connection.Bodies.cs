@@ -109,7 +109,9 @@ internal sealed partial class Http2Connection<TApp>
 
         if (!stream.Receive(in content))
         {
-            // §8.1.1: more content than its Content-Length.
+            // §8.1.1: more content than its Content-Length. The frame was counted against the connection's window and
+            // will never be read: it goes back to the window with the stream.
+            GiveBack((int)content.Length);
             ResetStream(streamId, Http2ErrorCode.ProtocolError);
             return Step.Continue;
         }

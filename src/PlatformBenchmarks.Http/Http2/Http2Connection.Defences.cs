@@ -82,13 +82,7 @@ internal sealed partial class Http2Connection<TApp>
     /// </summary>
     private bool IsFlood(in Http2Frame frame, in System.Buffers.ReadOnlySequence<byte> content)
     {
-        int queued = _output.ControlFramesQueued;
-        if (queued > PeakQueuedControlFrames)
-        {
-            PeakQueuedControlFrames = queued;
-        }
-
-        if (queued >= MaxQueuedControlFrames)
+        if (_output.ControlFramesQueued >= MaxQueuedControlFrames)
         {
             // The client asks for answers faster than one read can hold; a client that does not read them at all is
             // stopped by the flush, which waits, so nothing more is read.

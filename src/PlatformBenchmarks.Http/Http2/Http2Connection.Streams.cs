@@ -95,6 +95,14 @@ internal sealed partial class Http2Connection<TApp> : IHttp2StreamHost
         {
             EndHandler(stream, fault);
             flush = QueueFlush();
+            if (_output.OwedBytes > 0 && !_stallArmed)
+            {
+                // Its bytes wait for a window outside the loop's reads: the stall deadline starts now, and the loop's
+                // read is woken so that its timer takes the deadline in.
+                ArmStallTimer();
+                _input.CancelPendingRead();
+            }
+
             if (OpenStreamCount == 0 && !_output.IsClosed)
             {
                 // The loop may be waiting for input with a deadline that now changes (idle, or a shutdown now drained).

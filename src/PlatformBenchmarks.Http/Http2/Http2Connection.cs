@@ -426,7 +426,7 @@ internal sealed partial class Http2Connection<TApp>
                 return GoAway(Http2ErrorCode.FlowControlError, "The connection's window past 2^31-1 (RFC 9113 §6.9.1).");
             }
 
-            _output.WriteRstStream(frame.StreamId, Http2ErrorCode.FlowControlError);
+            ResetStream(frame.StreamId, Http2ErrorCode.FlowControlError);
         }
 
         return Step.Continue;
@@ -447,7 +447,8 @@ internal sealed partial class Http2Connection<TApp>
     /// <summary>Ends the connection with a GOAWAY naming the last stream processed (§6.8) and why.</summary>
     private Step GoAway(Http2ErrorCode code, string reason)
     {
-        _output.WriteGoAway(_lastStreamId, code, Encoding.ASCII.GetBytes(reason));
+        // §6.8: after the final GOAWAY the last stream named never grows, though ignored streams still advance _lastStreamId.
+        _output.WriteGoAway(Math.Min(_lastStreamId, _goAwayLastStreamId), code, Encoding.ASCII.GetBytes(reason));
         if (code != Http2ErrorCode.NoError)
         {
             LogConnectionError(_logger, code, reason);

@@ -120,7 +120,12 @@ internal sealed class Http2Stream : IRequestContent
     public void Abort()
     {
         IsReset = true;
-        Response.IsCanceled = true;
+        if (!HandlerDone)
+        {
+            // Once its handler is done the response went back to the pool and may be another stream's by now.
+            Response.IsCanceled = true;
+        }
+
         Wake();
     }
 
