@@ -39,8 +39,10 @@ internal sealed partial class TlsMemoryTrim
 
     /// <param name="inProgress">The handshakes in progress now.</param>
     /// <param name="trim">Returns memory to the system; false when it cannot, which ends trimming for good.</param>
-    internal TlsMemoryTrim(TimeProvider time, Func<int> inProgress, Func<bool> trim)
+    /// <param name="maxInProgress">The cap on handshakes in progress: a burst is one that reaches it, if it is below <see cref="Threshold"/>.</param>
+    internal TlsMemoryTrim(TimeProvider time, Func<int> inProgress, Func<bool> trim, int maxInProgress = int.MaxValue)
     {
+        _threshold = Math.Min(Threshold, maxInProgress);
         _time = time;
         _inProgress = inProgress;
         _trim = trim;

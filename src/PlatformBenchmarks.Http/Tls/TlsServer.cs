@@ -53,7 +53,7 @@ public sealed partial class TlsServer
         _handshakeTimeout = options.HandshakeTimeout;
         _maxHandshakes = options.MaxHandshakes;
         _logger = logger;
-        _memoryTrim = new TlsMemoryTrim(time, () => HandshakesInProgress, trimMemory);
+        _memoryTrim = new TlsMemoryTrim(time, () => HandshakesInProgress, trimMemory, _maxHandshakes);
         // The same protocols as SslStream's options offer, so both engines choose alike.
         _openSsl = options.Engine == TlsEngine.OpenSsl ? new OpenSslContext(options, ApplicationProtocols) : null;
     }

@@ -13,16 +13,13 @@ internal static partial class LibSsl
     public const string Ssl = "libssl.so.3";
     public const string Crypto = "libcrypto.so.3";
 
-    public const int ErrorSsl = 1;
     public const int ErrorWantRead = 2;
-    public const int ErrorSyscall = 5;
     public const int ErrorZeroReturn = 6;
 
     public const int FileTypePem = 1;
     public const int Tls12Version = 0x0303;
     public const int Tls13Version = 0x0304;
 
-    public const int CtrlMode = 33;
     public const int CtrlSetSessionCacheMode = 44;
     public const int CtrlSetMinProtoVersion = 123;
     public const int CtrlSetMaxProtoVersion = 124;

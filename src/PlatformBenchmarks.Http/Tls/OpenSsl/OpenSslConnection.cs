@@ -249,6 +249,12 @@ internal sealed class OpenSslConnection : IDisposable
     {
         lock (_gate)
         {
+            if (_disposed)
+            {
+                // The BIO went with the SSL.
+                throw new IOException("The TLS connection has ended.");
+            }
+
             foreach (ReadOnlyMemory<byte> segment in ciphertext)
             {
                 // A memory BIO takes all of it or fails only when out of memory.
@@ -265,6 +271,15 @@ internal sealed class OpenSslConnection : IDisposable
         lock (_gate)
         {
             failure = null;
+            if (_disposed)
+            {
+                failure = "the connection ended";
+                return false;
+            }
+
+            // SSL_get_error reads the thread's error queue, which must be empty before the call (OpenSSL's contract):
+            // on Kestrel's sockets the thread may have run other OpenSSL work.
+            LibSsl.ERR_clear_error();
             int result = LibSsl.SSL_do_handshake(_ssl);
             if (result == 1)
             {
@@ -292,6 +307,9 @@ internal sealed class OpenSslConnection : IDisposable
             {
                 return Decrypted.Ended;
             }
+
+            // As in Handshake: SSL_get_error needs the thread's error queue empty before SSL_read. Once per read.
+            LibSsl.ERR_clear_error();
 
             while (true)
             {
