@@ -23,7 +23,8 @@ public sealed class DateHeader : IDisposable
     }
 
     /// <summary>The current value; each refresh publishes a new array, so a reader never sees a half-written one.</summary>
-    public ReadOnlySpan<byte> Value => Volatile.Read(ref _value);
+    /// <remarks>Always 29 bytes, and the span's length is that constant, so a copy of it compiles to a few moves.</remarks>
+    public ReadOnlySpan<byte> Value => new(Volatile.Read(ref _value), 0, Length);
 
     public void Dispose() => _timer.Dispose();
 

@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+
 namespace PlatformBenchmarks.Http;
 
 internal sealed partial class Http1Response
@@ -24,6 +26,7 @@ internal sealed partial class Http1Response
     private static ReadOnlySpan<byte> ContinueStatusLine => "HTTP/1.1 100 Continue\r\n"u8;
 
     /// <summary>The status line of each status this server sends. Responses are HTTP/1.1 whatever the request's minor version (RFC 9110 §6.2).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static ReadOnlySpan<byte> StatusLine(HttpStatus status) => status switch
     {
         HttpStatus.Ok => "HTTP/1.1 200 OK\r\n"u8,

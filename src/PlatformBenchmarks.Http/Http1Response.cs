@@ -92,6 +92,7 @@ internal sealed partial class Http1Response : HttpResponse
         return true;
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private protected override void WriteResponse(HttpStatus status, ReadOnlySpan<byte> contentType, ReadOnlySpan<byte> body, ReadOnlySpan<byte> allow, ResponseFields? fields)
     {
         // RFC 9110 §9.3.2: HEAD gets the same fields as GET, Content-Length included, and no body.
@@ -122,7 +123,7 @@ internal sealed partial class Http1Response : HttpResponse
     {
         ReadOnlySpan<byte> statusLine = StatusLine(status);
         ReadOnlySpan<byte> date = _date.Value;
-        ReadOnlySpan<byte> connection = _keepAlive ? (_isHttp10 ? ConnectionKeepAlive : default) : ConnectionClose;
+        int connectionLength = _keepAlive ? (_isHttp10 ? ConnectionKeepAlive.Length : 0) : ConnectionClose.Length;
         int lengthDigits = CountDigits((uint)contentLength);
 
         int total = statusLine.Length
@@ -132,7 +133,7 @@ internal sealed partial class Http1Response : HttpResponse
             + ContentLengthName.Length + lengthDigits + 2
             + fields.Length
             + (allow.IsEmpty ? 0 : AllowName.Length + allow.Length + 2)
-            + connection.Length
+            + connectionLength
             + 2
             + sent.Length;
 
@@ -157,7 +158,16 @@ internal sealed partial class Http1Response : HttpResponse
             writer.Write(Crlf);
         }
 
-        writer.Write(connection);
+        // Each field from a constant, so the JIT copies it without a call; a persistent HTTP/1.1 connection needs none.
+        if (!_keepAlive)
+        {
+            writer.Write(ConnectionClose);
+        }
+        else if (_isHttp10)
+        {
+            writer.Write(ConnectionKeepAlive);
+        }
+
         writer.Write(Crlf);
         writer.Write(sent);
 

@@ -18,6 +18,10 @@ internal readonly struct Router(RouteTable table) : IHttpApplication
 
     public RouteTable Table => _table;
 
+    // A method of its own, as the request's one call from the connection's loop: inlined there with the module's answer
+    // and the response's writer, it spent the JIT's inlining budget and left span copies as calls; compiled apart, the
+    // module's answer (guarded-devirtualised by PGO) and the writer inline here (docs/decisions/0013-protocol-seam.md).
+    [MethodImpl(MethodImplOptions.NoInlining)]
     public ValueTask ProcessRequest(HttpRequest request, HttpResponse response)
     {
         HttpMethod method = request.Method;
@@ -40,18 +44,8 @@ internal readonly struct Router(RouteTable table) : IHttpApplication
             return default;
         }
 
-        return Answer(route.Module, in match, request, response);
+        return route.Module.Answer(in match, request, response);
     }
-
-    /// <summary>
-    /// The module's answer, compiled as a method of its own rather than inlined with the router into the connection's
-    /// request loop: there, with the module's handlers and the response's writer inlined too, the JIT ran out of its
-    /// inlining budget, left even span copies as calls and zeroed a 0.8 KB frame per request
-    /// (docs/decisions/0013-protocol-seam.md, Measured). The module's own call stays guarded-devirtualised by PGO.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private static ValueTask Answer(IRouteModule module, in RouteMatch match, HttpRequest request, HttpResponse response) =>
-        module.Answer(in match, request, response);
 
     /// <summary>The largest body the request's route takes: its own limit when it has one and answers the method, else <paramref name="configured"/>.</summary>
     public long MaxRequestBodySize(HttpRequest request, long configured) =>
