@@ -35,17 +35,22 @@ internal sealed class OpenSslOutput(OpenSslConnection connection, PipeWriter tra
 
     public override ValueTask<FlushResult> FlushAsync(CancellationToken cancellationToken = default)
     {
+        ValueTask<FlushResult> flush;
         try
         {
-            EncryptBuffered();
+            // Encrypting and moving the records to the transport take one hold of the connection's gate.
+            flush = connection.SendAsync(_buffer.AsSpan(0, _written), cancellationToken);
         }
         catch (IOException)
         {
             // The connection failed: the codec sees its output completed, as when the transport stops sending.
-            return new ValueTask<FlushResult>(new FlushResult(isCanceled: false, isCompleted: true));
+            flush = new ValueTask<FlushResult>(new FlushResult(isCanceled: false, isCompleted: true));
         }
 
-        return connection.SendAsync(cancellationToken);
+        _written = 0;
+        // The buffer goes back between flushes: an idle connection holds no plaintext memory.
+        Release();
+        return flush;
     }
 
     public override void CancelPendingFlush() => transportOutput.CancelPendingFlush();
