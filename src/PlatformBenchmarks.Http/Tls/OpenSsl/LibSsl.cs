@@ -23,7 +23,6 @@ internal static partial class LibSsl
     public const int CtrlSetSessionCacheMode = 44;
     public const int CtrlSetMinProtoVersion = 123;
     public const int CtrlSetMaxProtoVersion = 124;
-    public const int BioCtrlPending = 10;
 
     public const ulong OptionNoCompression = 1UL << 17;
     public const ulong OptionCipherServerPreference = 1UL << 22;
@@ -121,20 +120,24 @@ internal static partial class LibSsl
     [LibraryImport(Ssl)]
     public static partial int SSL_do_handshake(SafeSslHandle ssl);
 
+    // The calls made per record take the SSL as a pointer: OpenSslConnection holds one reference on its safe handle for
+    // the connection's life, so none is taken per call (docs/decisions/0021-tls-engine.md, "Where TLS's CPU goes").
     [LibraryImport(Ssl)]
-    public static partial int SSL_read(SafeSslHandle ssl, Span<byte> buffer, int length);
+    public static partial int SSL_read(nint ssl, Span<byte> buffer, int length);
 
     [LibraryImport(Ssl)]
-    public static partial int SSL_write(SafeSslHandle ssl, ReadOnlySpan<byte> buffer, int length);
+    public static partial int SSL_write(nint ssl, ReadOnlySpan<byte> buffer, int length);
 
+    // Reads a counter: no lock, no callback, no wait, so the call needs no GC transition.
     [LibraryImport(Ssl)]
-    public static partial int SSL_pending(SafeSslHandle ssl);
+    [SuppressGCTransition]
+    public static partial int SSL_pending(nint ssl);
 
     [LibraryImport(Ssl)]
     public static partial int SSL_shutdown(SafeSslHandle ssl);
 
     [LibraryImport(Ssl)]
-    public static partial int SSL_get_error(SafeSslHandle ssl, int result);
+    public static partial int SSL_get_error(nint ssl, int result);
 
     [LibraryImport(Ssl)]
     public static unsafe partial void SSL_get0_alpn_selected(SafeSslHandle ssl, byte** protocol, uint* length);
@@ -154,11 +157,16 @@ internal static partial class LibSsl
     [LibraryImport(Crypto)]
     public static partial int BIO_read(nint bio, Span<byte> buffer, int length);
 
+    // A memory BIO's length: reads a field, so no GC transition.
     [LibraryImport(Crypto)]
-    public static partial nint BIO_ctrl(nint bio, int command, nint larg, nint parg);
+    [SuppressGCTransition]
+    public static partial nuint BIO_ctrl_pending(nint bio);
 
     [LibraryImport(Crypto)]
     public static partial ulong ERR_get_error();
+
+    [LibraryImport(Crypto)]
+    public static partial ulong ERR_peek_error();
 
     [LibraryImport(Crypto)]
     public static partial void ERR_clear_error();

@@ -15,11 +15,14 @@ namespace PlatformBenchmarks.Http.Tls.OpenSsl;
 /// An <c>SSL</c> is not safe for concurrent use, and on Kestrel's sockets the receiving side and the codec's flush can
 /// run on two threads at once, so every call into it holds <see cref="_gate"/> (uncontended on a loop). The BIOs are
 /// owned by the <c>SSL</c> (<c>SSL_set_bio</c>): their pointers are valid until <see cref="Dispose"/> frees it, which the
-/// TLS layer calls only once both sides have ended.
+/// TLS layer calls only once both sides have ended. The per-record calls take the <c>SSL</c> as <see cref="_handle"/>, under
+/// the gate: the connection holds one reference on <see cref="_ssl"/> from construction to <see cref="Dispose"/>, so
+/// the pointer is valid whenever <see cref="_disposed"/> is false, and no reference is taken per call.
 /// </remarks>
 internal sealed class OpenSslConnection : IDisposable
 {
     private readonly SafeSslHandle _ssl;
+    private readonly nint _handle;
     private readonly nint _received;
     private readonly nint _sending;
     private readonly IDuplexPipe _transport;
@@ -48,6 +51,9 @@ internal sealed class OpenSslConnection : IDisposable
 
         LibSsl.SSL_set_bio(_ssl, _received, _sending);
         LibSsl.SSL_set_accept_state(_ssl);
+        bool added = false;
+        _ssl.DangerousAddRef(ref added);
+        _handle = _ssl.DangerousGetHandle();
     }
 
     /// <summary>
@@ -66,9 +72,8 @@ internal sealed class OpenSslConnection : IDisposable
                 throw new OperationCanceledException(cancellationToken);
             }
 
-            Receive(result.Buffer);
+            bool done = Handshake(result.Buffer, out string? failure);
             input.AdvanceTo(result.Buffer.End);
-            bool done = Handshake(out string? failure);
             // The server's flight, or the alert OpenSSL wrote before it refused the client.
             await SendAsync(cancellationToken).ConfigureAwait(false);
             if (failure is not null)
@@ -142,7 +147,8 @@ internal sealed class OpenSslConnection : IDisposable
         try
         {
             // Application data may have come with the client's Finished: decrypt what the handshake left first.
-            while (Decrypt(plaintext, out bool decrypted) == Decrypted.WantRead)
+            Decrypted state = Decrypt(default, plaintext, out bool decrypted);
+            while (state == Decrypted.WantRead)
             {
                 if (decrypted && (await plaintext.FlushAsync().ConfigureAwait(false)).IsCompleted)
                 {
@@ -155,14 +161,12 @@ internal sealed class OpenSslConnection : IDisposable
                     return;
                 }
 
-                Receive(result.Buffer);
+                state = Decrypt(result.Buffer, plaintext, out decrypted);
                 input.AdvanceTo(result.Buffer.End);
                 if (result.IsCompleted)
                 {
                     // The end of the stream without a close_notify: what was whole is the codec's, then its input ends.
-                    Decrypt(plaintext, out _);
-                    await plaintext.FlushAsync().ConfigureAwait(false);
-                    return;
+                    break;
                 }
             }
 
@@ -184,18 +188,7 @@ internal sealed class OpenSslConnection : IDisposable
     {
         lock (_gate)
         {
-            if (_failed || _disposed)
-            {
-                throw new IOException("The TLS connection failed and no longer sends.");
-            }
-
-            // A memory BIO grows as needed, so SSL_write takes everything at once (no partial writes are enabled).
-            int written = LibSsl.SSL_write(_ssl, data, data.Length);
-            if (written != data.Length)
-            {
-                _failed = true;
-                throw new IOException(LibSsl.TakeError("SSL_write"));
-            }
+            EncryptHeld(data);
         }
     }
 
@@ -212,17 +205,30 @@ internal sealed class OpenSslConnection : IDisposable
     }
 
     /// <summary>Moves what OpenSSL wrote into the sending BIO to the transport's output, and flushes it.</summary>
-    public ValueTask<FlushResult> SendAsync(CancellationToken cancellationToken = default)
+    public ValueTask<FlushResult> SendAsync(CancellationToken cancellationToken = default) => SendAsync(default, cancellationToken);
+
+    /// <summary>
+    /// Encrypts <paramref name="data"/> (one <c>SSL_write</c>: records of up to 2^14 bytes), moves the records and
+    /// anything else OpenSSL wrote into the sending BIO to the transport's output, and flushes it: one hold of the gate
+    /// per flush of the codec.
+    /// </summary>
+    public ValueTask<FlushResult> SendAsync(ReadOnlySpan<byte> data, CancellationToken cancellationToken = default)
     {
         PipeWriter output = _transport.Output;
         bool any = false;
         lock (_gate)
         {
-            int pending;
-            while (!_disposed && (pending = (int)LibSsl.BIO_ctrl(_sending, LibSsl.BioCtrlPending, 0, 0)) > 0)
+            if (!data.IsEmpty)
             {
-                Span<byte> destination = output.GetSpan(pending);
-                int read = LibSsl.BIO_read(_sending, destination, Math.Min(pending, destination.Length));
+                EncryptHeld(data);
+            }
+
+            nuint pending;
+            while (!_disposed && (pending = LibSsl.BIO_ctrl_pending(_sending)) > 0)
+            {
+                int length = (int)Math.Min(pending, int.MaxValue);
+                Span<byte> destination = output.GetSpan(length);
+                int read = LibSsl.BIO_read(_sending, destination, Math.Min(length, destination.Length));
                 if (read <= 0)
                 {
                     break;
@@ -240,53 +246,77 @@ internal sealed class OpenSslConnection : IDisposable
     {
         lock (_gate)
         {
-            _disposed = true;
-            _ssl.Dispose();
+            if (!_disposed)
+            {
+                _disposed = true;
+                _ssl.DangerousRelease();
+                _ssl.Dispose();
+            }
         }
     }
 
-    private void Receive(ReadOnlySequence<byte> ciphertext)
+    private void EncryptHeld(ReadOnlySpan<byte> data)
     {
-        lock (_gate)
+        if (_failed || _disposed)
         {
-            if (_disposed)
-            {
-                // The BIO went with the SSL.
-                throw new IOException("The TLS connection has ended.");
-            }
+            throw new IOException("The TLS connection failed and no longer sends.");
+        }
 
-            foreach (ReadOnlyMemory<byte> segment in ciphertext)
+        // A memory BIO grows as needed, so SSL_write takes everything at once (no partial writes are enabled).
+        int written = LibSsl.SSL_write(_handle, data, data.Length);
+        if (written != data.Length)
+        {
+            _failed = true;
+            throw new IOException(LibSsl.TakeError("SSL_write"));
+        }
+    }
+
+    /// <summary>Writes received records into the receiving BIO; the caller holds the gate and has checked the SSL lives.</summary>
+    private void ReceiveHeld(ReadOnlySequence<byte> ciphertext)
+    {
+        foreach (ReadOnlyMemory<byte> segment in ciphertext)
+        {
+            // A memory BIO takes all of it or fails only when out of memory.
+            if (!segment.IsEmpty && LibSsl.BIO_write(_received, segment.Span, segment.Length) != segment.Length)
             {
-                // A memory BIO takes all of it or fails only when out of memory.
-                if (!segment.IsEmpty && LibSsl.BIO_write(_received, segment.Span, segment.Length) != segment.Length)
-                {
-                    throw new IOException(LibSsl.TakeError("BIO_write"));
-                }
+                throw new IOException(LibSsl.TakeError("BIO_write"));
             }
         }
     }
 
-    private bool Handshake(out string? failure)
+    /// <summary>
+    /// SSL_get_error reads the thread's error queue, which must be empty before the call it judges (OpenSSL's contract):
+    /// on Kestrel's sockets the thread may have run other OpenSSL work. Looking costs less than emptying its 16 slots,
+    /// and the queue is empty but after a failure, which empties it itself.
+    /// </summary>
+    private static void ClearErrors()
+    {
+        if (LibSsl.ERR_peek_error() != 0)
+        {
+            LibSsl.ERR_clear_error();
+        }
+    }
+
+    private bool Handshake(ReadOnlySequence<byte> ciphertext, out string? failure)
     {
         lock (_gate)
         {
             failure = null;
             if (_disposed)
             {
-                failure = "the connection ended";
-                return false;
+                // The BIO went with the SSL.
+                throw new IOException("The TLS connection has ended.");
             }
 
-            // SSL_get_error reads the thread's error queue, which must be empty before the call (OpenSSL's contract):
-            // on Kestrel's sockets the thread may have run other OpenSSL work.
-            LibSsl.ERR_clear_error();
+            ReceiveHeld(ciphertext);
+            ClearErrors();
             int result = LibSsl.SSL_do_handshake(_ssl);
             if (result == 1)
             {
                 return true;
             }
 
-            int error = LibSsl.SSL_get_error(_ssl, result);
+            int error = LibSsl.SSL_get_error(_handle, result);
             if (error == LibSsl.ErrorWantRead)
             {
                 return false;
@@ -298,7 +328,11 @@ internal sealed class OpenSslConnection : IDisposable
         }
     }
 
-    private Decrypted Decrypt(PipeWriter plaintext, out bool decrypted)
+    /// <summary>
+    /// Writes <paramref name="ciphertext"/> into the receiving BIO and decrypts every whole record into
+    /// <paramref name="plaintext"/>, under one hold of the gate.
+    /// </summary>
+    private Decrypted Decrypt(ReadOnlySequence<byte> ciphertext, PipeWriter plaintext, out bool decrypted)
     {
         decrypted = false;
         lock (_gate)
@@ -308,20 +342,21 @@ internal sealed class OpenSslConnection : IDisposable
                 return Decrypted.Ended;
             }
 
-            // As in Handshake: SSL_get_error needs the thread's error queue empty before SSL_read. Once per read.
-            LibSsl.ERR_clear_error();
+            ReceiveHeld(ciphertext);
+            // As in Handshake, once per read.
+            ClearErrors();
 
             while (true)
             {
                 // SSL_read returns one record's plaintext (RFC 8446 §5.1: up to 2^14 bytes) or the part that fits.
                 Span<byte> destination = plaintext.GetSpan(4096);
-                int read = LibSsl.SSL_read(_ssl, destination, destination.Length);
+                int read = LibSsl.SSL_read(_handle, destination, destination.Length);
                 if (read > 0)
                 {
                     plaintext.Advance(read);
                     decrypted = true;
                     // Nothing left of the record and no byte of another: a further SSL_read could only want more.
-                    if (LibSsl.SSL_pending(_ssl) == 0 && LibSsl.BIO_ctrl(_received, LibSsl.BioCtrlPending, 0, 0) == 0)
+                    if (LibSsl.SSL_pending(_handle) == 0 && LibSsl.BIO_ctrl_pending(_received) == 0)
                     {
                         return Decrypted.WantRead;
                     }
@@ -329,7 +364,7 @@ internal sealed class OpenSslConnection : IDisposable
                     continue;
                 }
 
-                int error = LibSsl.SSL_get_error(_ssl, read);
+                int error = LibSsl.SSL_get_error(_handle, read);
                 if (error == LibSsl.ErrorWantRead)
                 {
                     return Decrypted.WantRead;

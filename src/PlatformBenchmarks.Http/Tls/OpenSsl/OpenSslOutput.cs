@@ -35,17 +35,27 @@ internal sealed class OpenSslOutput(OpenSslConnection connection, PipeWriter tra
 
     public override ValueTask<FlushResult> FlushAsync(CancellationToken cancellationToken = default)
     {
+        // Taken before the call, so bytes are never encrypted twice, whatever it throws.
+        ReadOnlySpan<byte> plaintext = _buffer.AsSpan(0, _written);
+        _written = 0;
+        ValueTask<FlushResult> flush;
         try
         {
-            EncryptBuffered();
+            // Encrypting and moving the records to the transport take one hold of the connection's gate.
+            flush = connection.SendAsync(plaintext, cancellationToken);
         }
         catch (IOException)
         {
             // The connection failed: the codec sees its output completed, as when the transport stops sending.
-            return new ValueTask<FlushResult>(new FlushResult(isCanceled: false, isCompleted: true));
+            flush = new ValueTask<FlushResult>(new FlushResult(isCanceled: false, isCompleted: true));
+        }
+        finally
+        {
+            // The buffer goes back between flushes: an idle connection holds no plaintext memory.
+            Release();
         }
 
-        return connection.SendAsync(cancellationToken);
+        return flush;
     }
 
     public override void CancelPendingFlush() => transportOutput.CancelPendingFlush();
