@@ -17,7 +17,7 @@ internal sealed partial class TransportConnection : IValueTaskSource<int>
     /// <summary>
     /// The send loop, on the loop thread: everything the application flushed goes out in as few sends as the kind can
     /// manage (one per flush when the socket has room). When the application completes its output, the FIN follows
-    /// the last byte at once.
+    /// the last byte: by shutdown(2) on the loop's next turn, or by the close.
     /// </summary>
     private async Task SendLoopAsync()
     {
@@ -68,14 +68,24 @@ internal sealed partial class TransportConnection : IValueTaskSource<int>
         }
 
         await output.CompleteAsync();
-        if (graceful && !_closed)
-        {
-            // RFC 9112 §9.6: the FIN goes right after the last response; the read side stays open for the linger.
-            _ = Libc.Shutdown(Fd, Libc.SHUT_WR);
-        }
-
         _sendDone = true;
         TryClose();
+        if (graceful && !_closed && !_peerClosed)
+        {
+            // RFC 9112 §9.6: the FIN goes right after the last response; the read side stays open for the linger. On
+            // the loop's next turn, because mostly the application disposes the connection in this one and close(2)
+            // sends the same FIN; a peer that closed first was read to its end, so the close's FIN is all it waits for
+            // (docs/decisions/0017-connection-cost.md).
+            _loop.Post(static s => ((TransportConnection)s!).ShutdownOutput(), this);
+        }
+    }
+
+    private void ShutdownOutput()
+    {
+        if (!_closed)
+        {
+            _ = Libc.Shutdown(Fd, Libc.SHUT_WR);
+        }
     }
 
     /// <summary>

@@ -15,7 +15,8 @@ namespace PlatformBenchmarks.Transport;
 /// through <see cref="Abort(ConnectionAbortedException)"/> and <see cref="DisposeAsync"/>, which post to the loop.
 ///
 /// The close order. When the application completes its output, the send loop sends what is queued, then
-/// shutdown(SHUT_WR) at once (the peer sees the FIN right after the last response), while the input stays readable.
+/// shutdown(SHUT_WR) on the loop's next turn (the peer sees the FIN right after the last response), while the input
+/// stays readable; not when the connection closed in the meantime or the peer closed first, as close(2) sends the FIN.
 /// The descriptor is closed once the application is done with the connection too (it completed the input, or Kestrel
 /// disposed the connection). An abort closes at once with SO_LINGER 0, so the peer gets a reset. Whatever closes it,
 /// the output's blocks go back to the pool only once no send the kernel holds reads them.
@@ -24,13 +25,16 @@ internal sealed partial class TransportConnection : ConnectionContext,
     IConnectionIdFeature, IConnectionTransportFeature, IConnectionItemsFeature, IConnectionLifetimeFeature,
     IConnectionEndPointFeature, ITransportLoopFeature
 {
+    private static readonly CancellationTokenSource s_closed = CreateCanceled();
     private static long s_lastId;
 
     private readonly TransportLoop _loop;
     private readonly Pipe _input;
     private readonly Pipe _output;
     private readonly FeatureCollection _features = new();
-    private readonly CancellationTokenSource _closedSource = new();
+    // ConnectionClosed's source, made on first read (the HTTP/1.1 engine never reads it, TLS does); s_closed once the
+    // connection has closed, so a read after the close gets a token already canceled.
+    private CancellationTokenSource? _closedSource;
     private readonly TaskCompletionSource _closedTask = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly Action _resumeReceiving;
     private string? _id;
@@ -41,6 +45,7 @@ internal sealed partial class TransportConnection : ConnectionContext,
     private bool _inputCompleted;
     private bool _readerCompleted;
     private bool _sendDone;
+    private bool _peerClosed;
     private bool _disposeRequested;
     private bool _closed;
 
@@ -54,7 +59,6 @@ internal sealed partial class TransportConnection : ConnectionContext,
         _output = new Pipe(loop.OutputOptions);
         Transport = new DuplexPipe(_input.Reader, _output.Writer);
         _resumeReceiving = ResumeReceiving;
-        ConnectionClosed = _closedSource.Token;
         _features.Set<IConnectionIdFeature>(this);
         _features.Set<IConnectionTransportFeature>(this);
         _features.Set<IConnectionItemsFeature>(this);
@@ -84,6 +88,24 @@ internal sealed partial class TransportConnection : ConnectionContext,
     }
 
     public override IFeatureCollection Features => _features;
+
+    /// <summary>Canceled, on the thread pool, once the connection has closed.</summary>
+    public override CancellationToken ConnectionClosed
+    {
+        get
+        {
+            CancellationTokenSource? source = Volatile.Read(ref _closedSource);
+            if (source is null)
+            {
+                var created = new CancellationTokenSource();
+                source = Interlocked.CompareExchange(ref _closedSource, created, null) ?? created;
+            }
+
+            return source.Token;
+        }
+
+        set => throw new NotSupportedException("The transport owns the connection's lifetime token.");
+    }
 
     public override IDictionary<object, object?> Items
     {
@@ -127,6 +149,7 @@ internal sealed partial class TransportConnection : ConnectionContext,
         if (result == 0)
         {
             // The peer half-closed: the application reads to the end of what it sent, and may still answer.
+            _peerClosed = true;
             CompleteInput(null);
         }
         else
@@ -316,8 +339,21 @@ internal sealed partial class TransportConnection : ConnectionContext,
             _output.Reader.CancelPendingRead();
         }
 
-        ThreadPool.UnsafeQueueUserWorkItem(static s => ((CancellationTokenSource)s!).Cancel(), _closedSource, preferLocal: false);
+        // Nobody read the token yet: no callback to run, and no work for the pool.
+        CancellationTokenSource? closed = Interlocked.Exchange(ref _closedSource, s_closed);
+        if (closed is not null)
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(static s => ((CancellationTokenSource)s!).Cancel(), closed, preferLocal: false);
+        }
+
         _closedTask.TrySetResult();
+    }
+
+    private static CancellationTokenSource CreateCanceled()
+    {
+        var source = new CancellationTokenSource();
+        source.Cancel();
+        return source;
     }
 
     private sealed class DuplexPipe(PipeReader input, PipeWriter output) : IDuplexPipe

@@ -120,6 +120,52 @@ public abstract class CloseTests(TransportKind kind)
     }
 
     [Fact]
+    public async Task ConnectionClosedReadBeforeTheCloseIsCanceledByIt()
+    {
+        var read = new TaskCompletionSource<CancellationToken>(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using TestServer server = await TestServer.StartAsync(kind, connection =>
+        {
+            read.TrySetResult(connection.ConnectionClosed);
+            return TestServer.EchoAsync(connection);
+        });
+
+        using Socket client = await server.ConnectAsync();
+        await client.SendAllAsync("x"u8.ToArray());
+        Assert.Equal("x"u8.ToArray(), await client.ReceiveExactlyAsync(1));
+        CancellationToken closed = await read.Task.WaitAsync(SocketExtensions.Patience);
+        Assert.False(closed.IsCancellationRequested);
+
+        var canceled = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        using CancellationTokenRegistration registration = closed.UnsafeRegister(static s => ((TaskCompletionSource)s!).TrySetResult(), canceled);
+        client.Shutdown(SocketShutdown.Send);
+        Assert.Empty(await client.ReceiveToEndAsync());
+        await canceled.Task.WaitAsync(SocketExtensions.Patience);
+    }
+
+    [Fact]
+    public async Task ConnectionClosedFirstReadAfterTheCloseIsAlreadyCanceled()
+    {
+        // The token's source is made on first read: one read only once the connection has closed must still see it
+        // closed, not a fresh token that nothing will cancel.
+        var context = new TaskCompletionSource<ConnectionContext>(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using TestServer server = await TestServer.StartAsync(kind, async connection =>
+        {
+            context.TrySetResult(connection);
+            await TestServer.EchoAsync(connection);
+        });
+
+        using (Socket client = await server.ConnectAsync())
+        {
+            client.Shutdown(SocketShutdown.Send);
+            Assert.Empty(await client.ReceiveToEndAsync());
+        }
+
+        await server.ConnectionsDoneAsync();
+        ConnectionContext closed = await context.Task;
+        Assert.True(closed.ConnectionClosed.IsCancellationRequested);
+    }
+
+    [Fact]
     public async Task AfterAResetTheServerStillServesNewConnections()
     {
         await using TestServer server = await TestServer.StartEchoAsync(kind);

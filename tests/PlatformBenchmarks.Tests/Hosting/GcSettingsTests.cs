@@ -15,4 +15,15 @@ public class GcSettingsTests
         Assert.Contains("GC:         Server, ", banner, StringComparison.Ordinal);
         Assert.Contains(", gen0 budget at most 4096 KiB per heap\n", banner, StringComparison.Ordinal);
     }
+
+    [Fact]
+    public async Task TheServerRunsWithDynamicAdaptationOn()
+    {
+        // Server GC with DATAS: under connection churn only the heaps the load needs fill their gen0 budgets, not one per
+        // CPU (docs/decisions/0017-connection-cost.md).
+        string banner = await ServerProcess.ReadBannerAsync(new Dictionary<string, string?> { ["DOTNET_GCDynamicAdaptationMode"] = null });
+
+        Assert.Contains("GC:         Server, ", banner, StringComparison.Ordinal);
+        Assert.Contains(", dynamic adaptation on, ", banner, StringComparison.Ordinal);
+    }
 }
