@@ -14,17 +14,22 @@ internal sealed partial class Http2Connection<TApp>
     // always spent at least half of it, so it always gets one when the reader catches up.
     private const int WindowUpdateThreshold = Http2Output.DefaultWindowSize / 2;
 
-    // The streams this side reset last: DATA that was in flight for them is dropped without a word (§5.1, closed).
-    private readonly int[] _resetStreams = new int[16];
+    // The streams reset last, and by which side (§5.1, closed): frames in flight on a stream this side reset are dropped
+    // without a word, while a client that sends on after its own RST_STREAM gets STREAM_CLOSED. Twice the streams a
+    // client may have open, so that a burst of refusals is remembered whole; made at the first reset.
+    private const int RememberedResets = 2 * MaxConcurrentStreams;
+    private (int StreamId, bool ByPeer)[]? _resets;
     private int _nextReset;
 
     // What the client may still send on the connection, and what was read or dropped since the last WINDOW_UPDATE.
     private long _receiveWindow = Http2Output.DefaultWindowSize;
     private int _connectionUnacknowledged;
 
-    // The header block being received is a stream's trailers; one of its fields was a pseudo-header.
+    // The header block being received is a stream's trailers; one of its fields was a pseudo-header; they are on a
+    // stream this side reset, so only decoded (§5.1).
     private bool _inTrailers;
     private bool _trailersMalformed;
+    private bool _trailersIgnored;
 
     /// <summary>Whether the client may still send content on the stream: open, and not reset.</summary>
     private bool IsReceiving(int streamId) =>
@@ -48,7 +53,7 @@ internal sealed partial class Http2Connection<TApp>
         }
 
         var stream = new Http2Stream(this, streamId, response, requestEnded: false, _builder.HasContentLength ? head.ContentLength : -1, maxBodySize);
-        _streams.Add(streamId, stream);
+        AddStream(stream);
         ValueTask pending = Invoke(in head, stream.Body, response);
 
         if (pending.IsCompletedSuccessfully)
@@ -82,7 +87,7 @@ internal sealed partial class Http2Connection<TApp>
         if (!_streams.TryGetValue(streamId, out Http2Stream? stream) || stream.RequestEnded || stream.IsReset)
         {
             GiveBack(length);
-            if (!(stream?.IsReset ?? WasReset(streamId)) && streamId <= _goAwayLastStreamId)
+            if (!IsResetHere(streamId, stream) && streamId <= _goAwayLastStreamId)
             {
                 // §5.1, §6.1: DATA on a stream half-closed (remote) or closed is a stream error; after this side's
                 // RST_STREAM, or past the final GOAWAY, it is what the client sent before it knew, and is ignored.
@@ -96,6 +101,14 @@ internal sealed partial class Http2Connection<TApp>
         {
             GiveBack(length);
             ResetStream(streamId, Http2ErrorCode.FlowControlError);
+            return Step.Continue;
+        }
+
+        if (stream.HandlerDone && !frame.EndStream && !_output.IsOwing(streamId))
+        {
+            // §8.1: the response is whole and the client still sends content no one will read: NO_ERROR asks it to stop.
+            GiveBack(length);
+            ResetStream(streamId, Http2ErrorCode.NoError);
             return Step.Continue;
         }
 
@@ -134,13 +147,17 @@ internal sealed partial class Http2Connection<TApp>
         }
         else if (stream.HandlerDone)
         {
-            _streams.Remove(stream.Id);
+            RemoveStream(stream);
         }
     }
 
-    /// <summary>HEADERS on a stream still receiving content: its trailers (§8.1).</summary>
-    private Step OnTrailers(in Http2Frame frame, in ReadOnlySequence<byte> content)
+    /// <summary>
+    /// HEADERS on a stream still receiving content: its trailers (§8.1); or on a stream this side reset (
+    /// <paramref name="ignored"/>), decoded to keep HPACK in step and otherwise ignored (§5.1).
+    /// </summary>
+    private Step OnTrailers(in Http2Frame frame, in ReadOnlySequence<byte> content, bool ignored = false)
     {
+        _trailersIgnored = ignored;
         _headersStreamId = frame.StreamId;
         _headersEndStream = frame.EndStream;
         _headerBlockBytes = 0;
@@ -169,6 +186,11 @@ internal sealed partial class Http2Connection<TApp>
         int streamId = _headersStreamId;
         _headersStreamId = 0;
         _inTrailers = false;
+        if (_trailersIgnored)
+        {
+            return Step.Continue;
+        }
+
         if (!_headersEndStream || _trailersMalformed)
         {
             // §8.1: trailers end the stream, and carry no pseudo-header.
@@ -188,17 +210,22 @@ internal sealed partial class Http2Connection<TApp>
     /// </summary>
     public void OnConsumed(Http2Stream stream, int count)
     {
+        Credit(stream, count);
+        if (QueueFlush())
+        {
+            _ = FlushInBackgroundAsync();
+        }
+    }
+
+    /// <summary>The windows' side of <see cref="OnConsumed"/>, without the flush.</summary>
+    private void Credit(Http2Stream stream, int count)
+    {
         GiveBack(count);
         if (stream.Unacknowledged >= WindowUpdateThreshold && !stream.RequestEnded && !stream.IsReset && !_output.IsClosed)
         {
             _output.WriteWindowUpdate(stream.Id, stream.Unacknowledged);
             stream.Window += stream.Unacknowledged;
             stream.Unacknowledged = 0;
-        }
-
-        if (QueueFlush())
-        {
-            _ = FlushInBackgroundAsync();
         }
     }
 
@@ -214,13 +241,34 @@ internal sealed partial class Http2Connection<TApp>
         }
     }
 
-    private void RememberReset(int streamId)
+    private void RememberReset(int streamId, bool byPeer)
     {
-        _resetStreams[_nextReset] = streamId;
-        _nextReset = (_nextReset + 1) % _resetStreams.Length;
+        _resets ??= new (int, bool)[RememberedResets];
+        _resets[_nextReset] = (streamId, byPeer);
+        _nextReset = (_nextReset + 1) % RememberedResets;
     }
 
-    private bool WasReset(int streamId) => Array.IndexOf(_resetStreams, streamId) >= 0;
+    /// <summary>
+    /// Whether the last reset of <paramref name="streamId"/> was this side's, so frames the client sent before it knew
+    /// are ignored; a stream reset too long ago to be remembered counts as this side's while it is in the table.
+    /// </summary>
+    private bool IsResetHere(int streamId, Http2Stream? stream)
+    {
+        if (_resets is not null)
+        {
+            // Newest first: a client's reset after this side's, or the other way, is the one that counts.
+            for (int i = 1; i <= RememberedResets; i++)
+            {
+                (int id, bool byPeer) = _resets[(_nextReset + RememberedResets - i) % RememberedResets];
+                if (id == streamId)
+                {
+                    return !byPeer;
+                }
+            }
+        }
+
+        return stream is { IsReset: true };
+    }
 
     /// <summary>Checks trailer fields as they are decoded: a pseudo-header makes them malformed (§8.1).</summary>
     private struct TrailerSink : IHpackFieldSink

@@ -1,3 +1,4 @@
+using System.IO.Pipelines;
 using System.Runtime.CompilerServices;
 using Microsoft.Extensions.Logging;
 
@@ -57,6 +58,14 @@ internal sealed partial class Http2Connection<TApp>
     /// </summary>
     internal const int StreamIdGoAwayThreshold = int.MaxValue - (2 * MaxConcurrentStreams);
 
+    /// <summary>
+    /// How long one flush may wait for the client to take the bytes (CVE-2019-9517: a client that stops reading while it
+    /// asks for large responses holds the connection's memory); past it the connection ends. A flush waits for half the
+    /// transport's write buffer to drain (32 KiB by default), so a client slower than about 270 bytes a second is cut,
+    /// near Kestrel's MinResponseDataRate of 240.
+    /// </summary>
+    internal static readonly TimeSpan StalledFlushTimeout = TimeSpan.FromMinutes(2);
+
     private Http2FloodBudget _resetBudget = new(StreamResetBurst, StreamResetsPerSecond);
     private Http2FloodBudget _emptyFrameBudget = new(EmptyFrameBurst, EmptyFramesPerSecond);
     private Http2FloodBudget _smallWindowUpdateBudget = new(SmallWindowUpdateBurst, SmallWindowUpdatesPerSecond);
@@ -66,6 +75,10 @@ internal sealed partial class Http2Connection<TApp>
     private bool _stallArmed;
     private long _stallArmedAt;
     private long _owedSentAtArm;
+
+    // When the flush under way began to wait, and whether it waited too long: the connection then ends.
+    private long _flushWaitingSince;
+    private bool _flushTimedOut;
 
     /// <summary>For tests: the response bytes held now for closed windows.</summary>
     internal long HeldResponseBytes => _output.OwedBytes;
@@ -130,10 +143,15 @@ internal sealed partial class Http2Connection<TApp>
             return step;
         }
 
-        if (_lastStreamId > StreamIdGoAwayThreshold && _headersStreamId == 0)
+        if (_lastStreamId > StreamIdGoAwayThreshold && _headersStreamId == 0 && _shutdown != Shutdown.Final)
         {
-            // §5.1.1: identifiers cannot be reused; NO_ERROR with the last stream tells the client to go on elsewhere.
-            return GoAway(Http2ErrorCode.NoError, "Stream identifiers are running out (RFC 9113 §5.1.1).");
+            // §5.1.1: identifiers cannot be reused. The final GOAWAY of a graceful end (§6.8) names the last stream, so
+            // the client goes on elsewhere while the streams in flight finish; the connection closes once they have.
+            SendFinalGoAway("Stream identifiers are running out (RFC 9113 §5.1.1)."u8);
+            if (IsDrained)
+            {
+                return Step.Close;
+            }
         }
 
         if (_output.OwedBytes == 0)
@@ -157,7 +175,10 @@ internal sealed partial class Http2Connection<TApp>
     {
         LogStalledResponses(_logger, _output.OwedBytes);
         _stallArmed = false;
-        _output.ResetOwingStreams(Http2ErrorCode.Cancel);
+        foreach (int streamId in _output.OwingStreams.ToArray())
+        {
+            ResetStream(streamId, Http2ErrorCode.Cancel);
+        }
     }
 
     /// <summary>Starts the stall deadline from now; the read's timer picks it up before the next read.</summary>
@@ -168,12 +189,68 @@ internal sealed partial class Http2Connection<TApp>
         _owedSentAtArm = _output.OwedBytesSent;
     }
 
+    /// <summary>
+    /// Waits for a flush that did not complete at once, at most <see cref="StalledFlushTimeout"/> through the connection's
+    /// one timer; past it the flush is cancelled, and the loop wakes to end the connection.
+    /// </summary>
+    private async ValueTask<FlushResult> WaitForFlushAsync(ValueTask<FlushResult> pending)
+    {
+        Task<FlushResult> flush = pending.AsTask();
+        while (true)
+        {
+            CancellationToken token;
+            lock (Sync)
+            {
+                if (!ArmFlushTimer(out token))
+                {
+                    LogStalledFlush(_logger);
+                    _flushTimedOut = true;
+                    _transportOutput.CancelPendingFlush();
+                    _input.CancelPendingRead();
+                    break;
+                }
+            }
+
+            try
+            {
+                return await flush.WaitAsync(token);
+            }
+            catch (OperationCanceledException) when (token.IsCancellationRequested)
+            {
+                // The timer fired: for this deadline, or for one of the loop's.
+            }
+        }
+
+        FlushResult result = await flush;
+        return new FlushResult(isCanceled: true, result.IsCompleted);
+    }
+
+    /// <summary>Arms the timer for the flush's deadline and returns its token; false once the deadline has passed.</summary>
+    private bool ArmFlushTimer(out CancellationToken token)
+    {
+        token = default;
+        long now = Time.GetTimestamp();
+        TimeSpan left = StalledFlushTimeout - Time.GetElapsedTime(_flushWaitingSince, now);
+        if (left <= TimeSpan.Zero)
+        {
+            return false;
+        }
+
+        CancellationTokenSource timer = Timer();
+        ArmAt(now, left);
+        token = timer.Token;
+        return true;
+    }
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     private bool Calm(string reason)
     {
         GoAway(Http2ErrorCode.EnhanceYourCalm, reason);
         return true;
     }
+
+    [LoggerMessage(EventId = 31, Level = LogLevel.Debug, Message = "HTTP/2 connection ended: a flush waited too long for the client to read")]
+    private static partial void LogStalledFlush(ILogger logger);
 
     [LoggerMessage(EventId = 30, Level = LogLevel.Debug, Message = "HTTP/2 streams reset: {Bytes} response bytes waited for closed windows too long")]
     private static partial void LogStalledResponses(ILogger logger, long bytes);

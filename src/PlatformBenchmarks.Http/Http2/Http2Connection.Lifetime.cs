@@ -56,8 +56,10 @@ internal sealed partial class Http2Connection<TApp>
 
     private TimeProvider Time => _context.Time;
 
+    private static ReadOnlySpan<byte> StoppingReason => "The server is stopping."u8;
+
     /// <summary>The final GOAWAY has been sent and every stream has ended: the connection closes.</summary>
-    private bool IsDrained => _shutdown == Shutdown.Final && OpenStreamCount == 0;
+    private bool IsDrained => _shutdown == Shutdown.Final && !HasWork;
 
     /// <summary>The connection starts: the preface and the acknowledgement of the server's SETTINGS are due from now.</summary>
     private void StartTimers()
@@ -73,24 +75,17 @@ internal sealed partial class Http2Connection<TApp>
     private Step ArmTimer(out CancellationToken token)
     {
         token = default;
-        if (IsDrained)
+        if (IsDrained || _flushTimedOut)
         {
             return Step.Close;
         }
 
-        if (_timer is { IsCancellationRequested: true })
-        {
-            // It fired: a source that fired cannot be reset.
-            _timer.Dispose();
-            _timer = null;
-            _armedAt = long.MaxValue;
-        }
-
+        CancellationTokenSource timer = Timer();
         long now = Time.GetTimestamp();
         Deadline next = NextDeadline(now, out TimeSpan left);
         if (next == Deadline.ShutdownPing && left <= TimeSpan.Zero)
         {
-            SendFinalGoAway();
+            SendFinalGoAway(StoppingReason);
             if (IsDrained)
             {
                 return Step.Close;
@@ -117,21 +112,39 @@ internal sealed partial class Http2Connection<TApp>
             };
         }
 
-        _timer ??= new CancellationTokenSource(Timeout.InfiniteTimeSpan, Time);
         if (next != Deadline.None)
         {
-            // A timer counts whole milliseconds: round up, so it never fires before the deadline.
-            long milliseconds = Math.Clamp((long)Math.Ceiling(left.TotalMilliseconds), 1, uint.MaxValue - 1);
-            long at = now + (long)(milliseconds * (Time.TimestampFrequency / 1000.0));
-            if (at < _armedAt)
-            {
-                _armedAt = at;
-                _timer.CancelAfter(TimeSpan.FromMilliseconds(milliseconds));
-            }
+            ArmAt(now, left);
         }
 
-        token = _timer.Token;
+        token = timer.Token;
         return Step.Continue;
+    }
+
+    /// <summary>The connection's timer; one that fired is replaced, since a source that fired cannot be reset.</summary>
+    private CancellationTokenSource Timer()
+    {
+        if (_timer is { IsCancellationRequested: true })
+        {
+            _timer.Dispose();
+            _timer = null;
+            _armedAt = long.MaxValue;
+        }
+
+        return _timer ??= new CancellationTokenSource(Timeout.InfiniteTimeSpan, Time);
+    }
+
+    /// <summary>Makes the timer fire <paramref name="left"/> after <paramref name="now"/>, if that is earlier than it would.</summary>
+    private void ArmAt(long now, TimeSpan left)
+    {
+        // A timer counts whole milliseconds: round up, so it never fires before the deadline.
+        long milliseconds = Math.Clamp((long)Math.Ceiling(left.TotalMilliseconds), 1, uint.MaxValue - 1);
+        long at = now + (long)(milliseconds * (Time.TimestampFrequency / 1000.0));
+        if (at < _armedAt)
+        {
+            _armedAt = at;
+            _timer!.CancelAfter(TimeSpan.FromMilliseconds(milliseconds));
+        }
     }
 
     /// <summary>The earliest deadline now running, and the time left to it.</summary>
@@ -166,7 +179,7 @@ internal sealed partial class Http2Connection<TApp>
         }
 
         // Idle: no stream open or owing, and none being opened. Frames without a stream (PING) do not keep it alive.
-        bool idle = _settingsReceived && _shutdown == Shutdown.None && _headersStreamId == 0 && OpenStreamCount == 0;
+        bool idle = _settingsReceived && _shutdown == Shutdown.None && _headersStreamId == 0 && !HasWork;
         if (idle && !_idle)
         {
             _idleSince = now;
@@ -196,6 +209,11 @@ internal sealed partial class Http2Connection<TApp>
     /// </summary>
     private Step OnCanceledRead()
     {
+        if (_flushTimedOut)
+        {
+            return Step.Close;
+        }
+
         if (!_closeRequested.IsCancellationRequested || _shutdown != Shutdown.None)
         {
             return Step.Continue;
@@ -209,7 +227,7 @@ internal sealed partial class Http2Connection<TApp>
 
         // §6.8: a GOAWAY with the largest identifier first, so streams the client opens meanwhile are still taken, and a
         // PING whose ACK shows it has seen it; then the final GOAWAY with the last stream taken.
-        _output.WriteGoAway(int.MaxValue, Http2ErrorCode.NoError, "The server is stopping."u8);
+        _output.WriteGoAway(int.MaxValue, Http2ErrorCode.NoError, StoppingReason);
         _output.WritePing(ShutdownPingData);
         _pingSentAt = Time.GetTimestamp();
         _shutdown = Shutdown.Announced;
@@ -220,14 +238,14 @@ internal sealed partial class Http2Connection<TApp>
     {
         if (_shutdown == Shutdown.Announced && data == ShutdownPingData)
         {
-            SendFinalGoAway();
+            SendFinalGoAway(StoppingReason);
         }
     }
 
-    private void SendFinalGoAway()
+    private void SendFinalGoAway(ReadOnlySpan<byte> reason)
     {
         _goAwayLastStreamId = _lastStreamId;
-        _output.WriteGoAway(_lastStreamId, Http2ErrorCode.NoError, "The server is stopping."u8);
+        _output.WriteGoAway(_lastStreamId, Http2ErrorCode.NoError, reason);
         _shutdown = Shutdown.Final;
     }
 }

@@ -27,8 +27,20 @@ internal sealed partial class Http2Connection<TApp> : IHttp2StreamHost
 
     public Lock Sync => _output.Sync;
 
+    /// <summary>For tests: the handlers that completed after the read that dispatched them.</summary>
+    internal int LateHandlersEnded { get; private set; }
+
+    // The streams answered whole and kept only until the client ends its request (half-closed, local): no work of ours.
+    private int _answeredStreams;
+
     /// <summary>The streams that count toward SETTINGS_MAX_CONCURRENT_STREAMS: open, or still owing response bytes.</summary>
     private int OpenStreamCount => _streams.Count + _output.OwingStreamCount;
+
+    /// <summary>
+    /// Whether a stream still has work of this side's: a handler running, content for one, or response bytes owed. A
+    /// stream answered whole that the client leaves open does not keep the connection from idling or draining.
+    /// </summary>
+    private bool HasWork => OpenStreamCount > _answeredStreams || _output.OwedBytes > 0;
 
     /// <summary>Hands a request whose header block has ended to its handler.</summary>
     private Step Dispatch(int streamId)
@@ -59,7 +71,7 @@ internal sealed partial class Http2Connection<TApp> : IHttp2StreamHost
         }
 
         var stream = new Http2Stream(this, streamId, response, requestEnded: true, contentLength: -1, maxBodySize: 0);
-        _streams.Add(streamId, stream);
+        AddStream(stream);
         _ = CompleteStreamAsync(stream, pending);
         return Step.Continue;
     }
@@ -94,6 +106,7 @@ internal sealed partial class Http2Connection<TApp> : IHttp2StreamHost
         lock (Sync)
         {
             EndHandler(stream, fault);
+            LateHandlersEnded++;
             flush = QueueFlush();
             if (_output.OwedBytes > 0 && !_stallArmed)
             {
@@ -103,7 +116,7 @@ internal sealed partial class Http2Connection<TApp> : IHttp2StreamHost
                 _input.CancelPendingRead();
             }
 
-            if (OpenStreamCount == 0 && !_output.IsClosed)
+            if (!HasWork && !_output.IsClosed)
             {
                 // The loop may be waiting for input with a deadline that now changes (idle, or a shutdown now drained).
                 _input.CancelPendingRead();
@@ -128,7 +141,7 @@ internal sealed partial class Http2Connection<TApp> : IHttp2StreamHost
         {
             stream.ReleaseContent();
             response.ReleaseBodyBuffer();
-            _streams.Remove(stream.Id);
+            RemoveStream(stream);
             return;
         }
 
@@ -150,25 +163,56 @@ internal sealed partial class Http2Connection<TApp> : IHttp2StreamHost
             }
         }
 
-        GiveBack(stream.ReleaseContent());
-        if (!stream.RequestEnded && !stream.IsReset && !_output.IsOwing(stream.Id))
-        {
-            ResetStream(stream.Id, Http2ErrorCode.NoError);
-        }
-
+        int dropped = stream.ReleaseContent();
         if (stream.RequestEnded || stream.IsReset)
         {
-            _streams.Remove(stream.Id);
+            GiveBack(dropped);
+            RemoveStream(stream);
+        }
+        else if (dropped > 0 && !_output.IsOwing(stream.Id))
+        {
+            // §8.1: answered whole while content comes that no one will read: NO_ERROR asks the client to stop sending.
+            GiveBack(dropped);
+            ResetStream(stream.Id, Http2ErrorCode.NoError);
+        }
+        else
+        {
+            // Half-closed (local), §5.1: the stream is kept until the client ends or resets it, so its windows and frames
+            // are still followed; what it sends is dropped as it comes (OnData), the windows opened for it.
+            stream.Unacknowledged += dropped;
+            Credit(stream, dropped);
+            KeepAnswered(stream);
         }
 
         _responses.Push(response);
+    }
+
+    /// <summary>The stream enters the table: it counts as open, and its send window is followed from now on.</summary>
+    private void AddStream(Http2Stream stream)
+    {
+        _streams.Add(stream.Id, stream);
+        _output.KeepStream(stream.Id);
+    }
+
+    /// <summary>The stream is answered whole and kept only until the client ends or resets it (half-closed, local).</summary>
+    private void KeepAnswered(Http2Stream stream)
+    {
+        stream.IsAnswered = true;
+        _answeredStreams++;
+    }
+
+    private void RemoveStream(Http2Stream stream)
+    {
+        _answeredStreams -= stream.IsAnswered ? 1 : 0;
+        _streams.Remove(stream.Id);
+        _output.ForgetStream(stream.Id);
     }
 
     /// <summary>Resets a stream (§5.4.2): what it owed is dropped, its handler's reads fail, its later frames are ignored.</summary>
     private void ResetStream(int streamId, Http2ErrorCode code)
     {
         _output.WriteRstStream(streamId, code);
-        RememberReset(streamId);
+        RememberReset(streamId, byPeer: false);
         OnStreamReset(streamId);
     }
 
@@ -181,7 +225,7 @@ internal sealed partial class Http2Connection<TApp> : IHttp2StreamHost
             GiveBack(stream.ReleaseContent());
             if (stream.HandlerDone)
             {
-                _streams.Remove(streamId);
+                RemoveStream(stream);
             }
         }
     }
@@ -221,16 +265,38 @@ internal sealed partial class Http2Connection<TApp> : IHttp2StreamHost
             lock (Sync)
             {
                 _flushQueued = false;
-                if (_output.IsClosed || !_output.HasOutput)
+                if (_output.IsClosed || _flushTimedOut || !_output.HasOutput)
                 {
-                    return !_output.IsClosed;
+                    // After a flush that waited too long, nothing more is flushed: it would wait the same way.
+                    return !_output.IsClosed && !_flushTimedOut;
                 }
 
                 _output.HasOutput = false;
                 flush = _transportOutput.FlushAsync();
+                if (flush.IsCompletedSuccessfully)
+                {
+                    FlushResult done = flush.Result;
+                    return !done.IsCompleted && !done.IsCanceled;
+                }
+
+                // Handlers may write while it waits: their frames are held aside until it ends (Http2Output.EndFlush).
+                _output.BeginFlush();
+                _flushWaitingSince = Time.GetTimestamp();
             }
 
-            FlushResult result = await flush;
+            FlushResult result;
+            try
+            {
+                result = await WaitForFlushAsync(flush);
+            }
+            finally
+            {
+                lock (Sync)
+                {
+                    _output.EndFlush();
+                }
+            }
+
             return !result.IsCompleted && !result.IsCanceled;
         }
         finally
@@ -260,16 +326,22 @@ internal sealed partial class Http2Connection<TApp> : IHttp2StreamHost
             {
                 response.ReleaseBodyBuffer();
             }
-
-            _timer?.Dispose();
-            _timer = null;
         }
 
         await _flushGate.WaitAsync();
         try
         {
+            lock (Sync)
+            {
+                // Only now: a flush that waits is bounded by the timer until it ends.
+                _timer?.Dispose();
+                _timer = null;
+            }
+
             await _input.CompleteAsync();
-            await _transportOutput.CompleteAsync();
+
+            // After a flush that never completed, nothing more is sent (TLS's close_notify would wait the same way).
+            await _transportOutput.CompleteAsync(_flushTimedOut ? new TimeoutException("The client stopped reading.") : null);
         }
         finally
         {

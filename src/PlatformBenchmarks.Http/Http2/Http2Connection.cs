@@ -272,6 +272,12 @@ internal sealed partial class Http2Connection<TApp>
                 return OnTrailers(in frame, in content);
             }
 
+            if (IsResetHere(frame.StreamId, _streams.GetValueOrDefault(frame.StreamId)))
+            {
+                // §5.1: frames on a stream this side reset may have been in flight (trailers among them): ignored.
+                return OnTrailers(in frame, in content, ignored: true);
+            }
+
             // A stream this side has closed, or one half-closed by the client still receiving its response (§5.1).
             return _output.IsOwing(frame.StreamId) || _streams.ContainsKey(frame.StreamId)
                 ? GoAway(Http2ErrorCode.StreamClosed, "HEADERS on a stream the client has half-closed (RFC 9113 §5.1).")
@@ -348,18 +354,22 @@ internal sealed partial class Http2Connection<TApp>
     }
 
     /// <summary>
-    /// Answers a request the engine does not pass on; if the client is still sending it, the stream is then reset with
+    /// Answers a request the engine does not pass on; if the client is still sending it, its content then gets RST_STREAM
     /// NO_ERROR, which tells it to stop without failing the response (§8.1).
     /// </summary>
     private Step Refuse(int streamId, HttpStatus status, ReadOnlySpan<byte> reason)
     {
-        _response.Reset(streamId, isHead: false);
-        _response.WriteText(status, reason);
-        if (!_headersEndStream && !_output.IsOwing(streamId))
+        if (!_headersEndStream)
         {
-            ResetStream(streamId, Http2ErrorCode.NoError);
+            // Half-closed (local) once answered, as a handler's early answer (EndHandler): its windows and frames are
+            // followed, and the content that comes gets NO_ERROR (OnData).
+            var stream = new Http2Stream(this, streamId, _response, requestEnded: false, contentLength: -1, maxBodySize: long.MaxValue) { HandlerDone = true };
+            AddStream(stream);
+            KeepAnswered(stream);
         }
 
+        _response.Reset(streamId, isHead: false);
+        _response.WriteText(status, reason);
         return Step.Continue;
     }
 
@@ -440,6 +450,7 @@ internal sealed partial class Http2Connection<TApp>
         }
 
         _output.DropOwed(frame.StreamId);
+        RememberReset(frame.StreamId, byPeer: true);
         OnStreamReset(frame.StreamId);
         return Step.Continue;
     }

@@ -1,5 +1,7 @@
 using System.Buffers;
 using System.IO.Pipelines;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace PlatformBenchmarks.Http.Http2;
 
@@ -15,8 +17,21 @@ internal sealed class Http2Output
     /// <summary>The initial window of the connection and of each stream until SETTINGS say otherwise (§6.9.2).</summary>
     public const int DefaultWindowSize = 65_535;
 
+    private const int HeldBufferKept = 16 * 1024;
+
     private readonly PipeWriter _output;
+
+    // Frames written while a flush of _output is under way outside the lock: a PipeWriter over a stream (SslStream's)
+    // must not be written while it flushes, since its flush walks and then drops its buffers. The flush's end moves
+    // them on (EndFlush).
+    private ArrayBufferWriter<byte>? _held;
+    private bool _flushing;
     private readonly Dictionary<int, Owed> _owed = [];
+
+    // The send windows of the streams this side keeps (handler running, request content still due: RFC 9113 §5.1 open
+    // or half-closed) and of those owing bytes, so a WINDOW_UPDATE that comes before the response is kept, and one past
+    // 2^31-1 is an error however far the response has got (§6.9.1). A stream in neither has the initial window.
+    private readonly Dictionary<int, StreamWindow> _windows = [];
 
     // The streams with bytes owed, in the order they were blocked: a window that opens serves the oldest first.
     private readonly List<int> _blocked = [];
@@ -25,6 +40,9 @@ internal sealed class Http2Output
     private long _owedBytes;
 
     public Http2Output(PipeWriter output) => _output = output;
+
+    [System.Diagnostics.CodeAnalysis.SuppressMessage("Performance", "CA1859", Justification = "Either the output or the buffer held aside while it flushes.")]
+    private IBufferWriter<byte> Writer => _flushing ? _held ??= new ArrayBufferWriter<byte>() : _output;
 
     /// <summary>
     /// The connection's lock: handlers that complete on their own write their responses concurrently with the frame loop,
@@ -44,8 +62,26 @@ internal sealed class Http2Output
     /// <summary>Whether anything was written since the last flush.</summary>
     public bool HasOutput { get; set; }
 
-    /// <summary>How many streams still owe response bytes: they count as open (half-closed, remote) toward the limit.</summary>
-    public int OwingStreamCount => _owed.Count;
+    /// <summary>
+    /// How many streams the connection no longer keeps still owe response bytes: they count as open (half-closed, remote)
+    /// toward the limit, beside the connection's own.
+    /// </summary>
+    public int OwingStreamCount
+    {
+        get
+        {
+            int count = _owed.Count;
+            foreach (int streamId in _blocked)
+            {
+                count -= _windows[streamId].Kept ? 1 : 0;
+            }
+
+            return count;
+        }
+    }
+
+    /// <summary>The streams owing bytes, oldest first.</summary>
+    public IReadOnlyList<int> OwingStreams => _blocked;
 
     public bool IsOwing(int streamId) => _owed.ContainsKey(streamId);
 
@@ -62,35 +98,72 @@ internal sealed class Http2Output
     public int ControlFramesQueued { get; set; }
 
     public void WriteSettings(ReadOnlySpan<(Http2SettingsParameter Parameter, uint Value)> settings) =>
-        Commit(Http2FrameWriter.WriteSettings(_output.GetSpan(Http2Frame.HeaderLength + (settings.Length * Http2FrameWriter.SettingLength)), settings));
+        Commit(Http2FrameWriter.WriteSettings(Writer.GetSpan(Http2Frame.HeaderLength + (settings.Length * Http2FrameWriter.SettingLength)), settings));
 
-    public void WriteSettingsAck() => CommitControl(Http2FrameWriter.WriteSettingsAck(_output.GetSpan(Http2Frame.HeaderLength)));
+    public void WriteSettingsAck() => CommitControl(Http2FrameWriter.WriteSettingsAck(Writer.GetSpan(Http2Frame.HeaderLength)));
 
-    public void WritePing(ulong data) => Commit(Http2FrameWriter.WritePing(_output.GetSpan(Http2Frame.HeaderLength + 8), data, ack: false));
+    public void WritePing(ulong data) => Commit(Http2FrameWriter.WritePing(Writer.GetSpan(Http2Frame.HeaderLength + 8), data, ack: false));
 
-    public void WritePingAck(ulong data) => CommitControl(Http2FrameWriter.WritePing(_output.GetSpan(Http2Frame.HeaderLength + 8), data, ack: true));
+    public void WritePingAck(ulong data) => CommitControl(Http2FrameWriter.WritePing(Writer.GetSpan(Http2Frame.HeaderLength + 8), data, ack: true));
 
     public void WriteWindowUpdate(int streamId, int increment) =>
-        CommitControl(Http2FrameWriter.WriteWindowUpdate(_output.GetSpan(Http2Frame.HeaderLength + 4), streamId, increment));
+        CommitControl(Http2FrameWriter.WriteWindowUpdate(Writer.GetSpan(Http2Frame.HeaderLength + 4), streamId, increment));
+
+    /// <summary>The connection keeps a stream (§5.1, open or half-closed): its send window is followed from now on.</summary>
+    public void KeepStream(int streamId)
+    {
+        ref StreamWindow window = ref CollectionsMarshal.GetValueRefOrAddDefault(_windows, streamId, out bool exists);
+        if (!exists)
+        {
+            window.Window = _initialStreamWindow;
+        }
+
+        window.Kept = true;
+    }
+
+    /// <summary>A flush of the output goes on outside the lock: until it ends, frames are held aside.</summary>
+    public void BeginFlush() => _flushing = true;
+
+    /// <summary>The flush has ended: the frames held meanwhile go to the output, in order, for the next flush.</summary>
+    public void EndFlush()
+    {
+        _flushing = false;
+        if (_held is { WrittenCount: > 0 })
+        {
+            _output.Write(_held.WrittenSpan);
+            _held.ResetWrittenCount();
+            HasOutput = true;
+        }
+
+        if (_held is { Capacity: > HeldBufferKept })
+        {
+            // A burst's buffer is not kept for the connection's life.
+            _held = null;
+        }
+    }
+
+    /// <summary>The connection no longer keeps the stream: its window is forgotten once it owes nothing.</summary>
+    public void ForgetStream(int streamId)
+    {
+        if (_owed.ContainsKey(streamId))
+        {
+            CollectionsMarshal.GetValueRefOrNullRef(_windows, streamId).Kept = false;
+        }
+        else
+        {
+            _windows.Remove(streamId);
+        }
+    }
 
     /// <summary>Resets a stream (§6.4); whatever it still owed is dropped.</summary>
     public void WriteRstStream(int streamId, Http2ErrorCode code)
     {
         DropOwed(streamId);
-        CommitControl(Http2FrameWriter.WriteRstStream(_output.GetSpan(Http2Frame.HeaderLength + 4), streamId, code));
-    }
-
-    /// <summary>Resets every stream that still owes bytes, oldest first, dropping what they owed.</summary>
-    public void ResetOwingStreams(Http2ErrorCode code)
-    {
-        while (_blocked.Count > 0)
-        {
-            WriteRstStream(_blocked[0], code);
-        }
+        CommitControl(Http2FrameWriter.WriteRstStream(Writer.GetSpan(Http2Frame.HeaderLength + 4), streamId, code));
     }
 
     public void WriteGoAway(int lastStreamId, Http2ErrorCode code, ReadOnlySpan<byte> debugData) =>
-        Commit(Http2FrameWriter.WriteGoAway(_output.GetSpan(Http2Frame.HeaderLength + 8 + debugData.Length), lastStreamId, code, debugData));
+        Commit(Http2FrameWriter.WriteGoAway(Writer.GetSpan(Http2Frame.HeaderLength + 8 + debugData.Length), lastStreamId, code, debugData));
 
     /// <summary>A header block as HEADERS and, past the peer's frame size, CONTINUATION frames (§4.3, §6.10).</summary>
     public void WriteHeaders(int streamId, ReadOnlySpan<byte> block, bool endStream)
@@ -115,15 +188,21 @@ internal sealed class Http2Output
     /// </summary>
     public void WriteData(int streamId, ReadOnlySpan<byte> body)
     {
-        long streamWindow = _initialStreamWindow;
+        bool kept = _windows.TryGetValue(streamId, out StreamWindow window);
+        long streamWindow = kept ? window.Window : _initialStreamWindow;
         int sent = SendData(streamId, body, ref streamWindow);
         if (sent < body.Length)
         {
             byte[] rest = ArrayPool<byte>.Shared.Rent(body.Length - sent);
             body.Slice(sent).CopyTo(rest);
-            _owed[streamId] = new Owed(rest, 0, body.Length - sent, streamWindow);
+            _owed[streamId] = new Owed(rest, 0, body.Length - sent);
             _blocked.Add(streamId);
             _owedBytes += body.Length - sent;
+            _windows[streamId] = new StreamWindow(streamWindow, window.Kept);
+        }
+        else if (kept)
+        {
+            _windows[streamId] = window with { Window = streamWindow };
         }
     }
 
@@ -138,15 +217,20 @@ internal sealed class Http2Output
                 return false;
             }
         }
-        else if (_owed.TryGetValue(streamId, out Owed owed))
+        else
         {
-            owed.Window += increment;
-            if (owed.Window > Http2Frame.MaxWindowSize)
+            ref StreamWindow window = ref CollectionsMarshal.GetValueRefOrNullRef(_windows, streamId);
+            if (Unsafe.IsNullRef(ref window))
+            {
+                // A stream closed, or answered whole in the read that opened it: nothing more is sent on it.
+                return true;
+            }
+
+            window.Window += increment;
+            if (window.Window > Http2Frame.MaxWindowSize)
             {
                 return false;
             }
-
-            _owed[streamId] = owed;
         }
 
         SendOwed();
@@ -161,25 +245,24 @@ internal sealed class Http2Output
     {
         int delta = (int)size - _initialStreamWindow;
         _initialStreamWindow = (int)size;
-        foreach (int streamId in _blocked)
+        foreach (int streamId in _windows.Keys)
         {
-            Owed owed = _owed[streamId];
-            owed.Window += delta;
-            if (owed.Window > Http2Frame.MaxWindowSize)
+            ref StreamWindow window = ref CollectionsMarshal.GetValueRefOrNullRef(_windows, streamId);
+            window.Window += delta;
+            if (window.Window > Http2Frame.MaxWindowSize)
             {
                 return false;
             }
-
-            _owed[streamId] = owed;
         }
 
         SendOwed();
         return true;
     }
 
-    /// <summary>The peer reset the stream: nothing more is sent on it.</summary>
+    /// <summary>The stream was reset, by either side: nothing more is sent on it, and its window is forgotten.</summary>
     public void DropOwed(int streamId)
     {
+        _windows.Remove(streamId);
         if (_owed.Remove(streamId, out Owed owed))
         {
             _blocked.Remove(streamId);
@@ -198,6 +281,8 @@ internal sealed class Http2Output
 
         _owed.Clear();
         _blocked.Clear();
+        _windows.Clear();
+        _held = null;
         _owedBytes = 0;
     }
 
@@ -207,19 +292,24 @@ internal sealed class Http2Output
         {
             int streamId = _blocked[i];
             Owed owed = _owed[streamId];
-            long window = owed.Window;
-            int sent = SendData(streamId, owed.Bytes.AsSpan(owed.Offset, owed.Length), ref window);
+            ref StreamWindow window = ref CollectionsMarshal.GetValueRefOrNullRef(_windows, streamId);
+            int sent = SendData(streamId, owed.Bytes.AsSpan(owed.Offset, owed.Length), ref window.Window);
             _owedBytes -= sent;
             OwedBytesSent += sent;
             if (sent == owed.Length)
             {
+                if (!window.Kept)
+                {
+                    _windows.Remove(streamId);
+                }
+
                 _owed.Remove(streamId);
                 _blocked.RemoveAt(i--);
                 ArrayPool<byte>.Shared.Return(owed.Bytes);
             }
             else
             {
-                _owed[streamId] = new Owed(owed.Bytes, owed.Offset + sent, owed.Length - sent, window);
+                _owed[streamId] = new Owed(owed.Bytes, owed.Offset + sent, owed.Length - sent);
             }
         }
     }
@@ -248,15 +338,15 @@ internal sealed class Http2Output
 
     private void WriteFrame(int streamId, Http2FrameType type, byte flags, ReadOnlySpan<byte> payload)
     {
-        Span<byte> header = _output.GetSpan(Http2Frame.HeaderLength);
-        _output.Advance(Http2FrameWriter.WriteHeader(header, payload.Length, type, flags, streamId));
-        _output.Write(payload);
+        Span<byte> header = Writer.GetSpan(Http2Frame.HeaderLength);
+        Writer.Advance(Http2FrameWriter.WriteHeader(header, payload.Length, type, flags, streamId));
+        Writer.Write(payload);
         HasOutput = true;
     }
 
     private void Commit(int written)
     {
-        _output.Advance(written);
+        Writer.Advance(written);
         HasOutput = true;
     }
 
@@ -266,6 +356,13 @@ internal sealed class Http2Output
         ControlFramesQueued++;
     }
 
-    /// <summary>A stream's response bytes not sent yet, and its send window.</summary>
-    private record struct Owed(byte[] Bytes, int Offset, int Length, long Window);
+    /// <summary>A stream's response bytes not sent yet.</summary>
+    private record struct Owed(byte[] Bytes, int Offset, int Length);
+
+    /// <summary>A stream's send window, and whether the connection keeps the stream (else it is here only while owing).</summary>
+    private struct StreamWindow(long window, bool kept)
+    {
+        public long Window = window;
+        public bool Kept = kept;
+    }
 }

@@ -49,6 +49,9 @@ internal sealed class Http2Stream : IRequestContent
     /// <summary>The handler has completed.</summary>
     public bool HandlerDone { get; set; }
 
+    /// <summary>Answered whole while the request goes on: kept only until the client ends or resets it.</summary>
+    public bool IsAnswered { get; set; }
+
     /// <summary>What the client may still send on the stream before a WINDOW_UPDATE (§6.9).</summary>
     public int Window { get; set; }
 

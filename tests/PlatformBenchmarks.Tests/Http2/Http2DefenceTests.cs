@@ -1,5 +1,6 @@
 using PlatformBenchmarks.Http;
 using PlatformBenchmarks.Http.Http2;
+using PlatformBenchmarks.Tests.Http;
 using PlatformBenchmarks.Tests.Support;
 using Connection = PlatformBenchmarks.Tests.Support.Http2PipeConnection<PlatformBenchmarks.Tests.Http.EchoApplication>;
 using Server = PlatformBenchmarks.Http.Http2.Http2Connection<PlatformBenchmarks.Tests.Http.EchoApplication>;
@@ -22,12 +23,12 @@ public sealed class Http2DefenceTests
         Task<List<Http2TestFrame>> frames = connection.ReadToEndAsync();
 
         // CVE-2023-44487: each stream opened and reset at once, far more than the budget.
-        await connection.SendAsync(Repeat(Server.StreamResetBurst + 100, i => [.. Connection.Request(Stream(i), "/"), .. Connection.RstStream(Stream(i), Http2ErrorCode.Cancel)]));
+        await connection.SendAsync(Connection.Repeat(Server.StreamResetBurst + 100, i => [.. Connection.Request(Connection.Stream(i), "/"), .. Connection.RstStream(Connection.Stream(i), Http2ErrorCode.Cancel)]));
 
         List<Http2TestFrame> received = await frames;
         Assert.Equal(Http2ErrorCode.EnhanceYourCalm, received[^1].ErrorCode);
         // The reset of stream number burst + 1 is the one too many: nothing after it was read.
-        Assert.Equal(Stream(Server.StreamResetBurst), received[^1].LastStreamId);
+        Assert.Equal(Connection.Stream(Server.StreamResetBurst), received[^1].LastStreamId);
         Assert.Equal(Server.StreamResetBurst + 1, received.Count(frame => frame.Type == Http2FrameType.Headers));
     }
 
@@ -41,7 +42,7 @@ public sealed class Http2DefenceTests
         {
             int first = round * Server.StreamResetBurst;
             await connection.SendAsync([
-                .. Repeat(Server.StreamResetBurst, i => [.. Connection.Request(Stream(first + i), "/"), .. Connection.RstStream(Stream(first + i), Http2ErrorCode.Cancel)]),
+                .. Connection.Repeat(Server.StreamResetBurst, i => [.. Connection.Request(Connection.Stream(first + i), "/"), .. Connection.RstStream(Connection.Stream(first + i), Http2ErrorCode.Cancel)]),
                 .. Connection.Ping()]);
             List<Http2TestFrame> received = await connection.ReadUntilAsync(frame => frame.Type == Http2FrameType.Ping);
             Assert.DoesNotContain(received, frame => frame.Type == Http2FrameType.GoAway);
@@ -64,7 +65,7 @@ public sealed class Http2DefenceTests
         // In batches, each read in full before the next, so that the answers queued per read stay below their own bound.
         for (int sent = 0; sent < 2 * Server.StreamResetBurst && (received.Count == 0 || received[^1].Type != Http2FrameType.GoAway); sent += batch)
         {
-            await connection.SendAsync([.. Repeat(batch, i => Connection.Request(Stream(sent + i), $"/size/{size}")), .. Connection.Ping()]);
+            await connection.SendAsync([.. Connection.Repeat(batch, i => Connection.Request(Connection.Stream(sent + i), $"/size/{size}")), .. Connection.Ping()]);
             received.AddRange(await connection.ReadUntilAsync(frame => frame.Type is Http2FrameType.Ping or Http2FrameType.GoAway));
         }
 
@@ -84,7 +85,7 @@ public sealed class Http2DefenceTests
         Task<List<Http2TestFrame>> frames = connection.ReadToEndAsync();
         long before = connection.Sent;
 
-        await connection.SendAsync(Repeat(3 * Server.MaxQueuedControlFrames, _ => frame));
+        await connection.SendAsync(Connection.Repeat(3 * Server.MaxQueuedControlFrames, _ => frame));
 
         List<Http2TestFrame> received = await frames;
         Assert.Equal(Http2ErrorCode.EnhanceYourCalm, received[^1].ErrorCode);
@@ -101,7 +102,7 @@ public sealed class Http2DefenceTests
 
         for (int round = 0; round < 5; round++)
         {
-            await connection.SendAsync(Repeat(Server.MaxQueuedControlFrames - 1, i => Connection.Ping((byte)(i == Server.MaxQueuedControlFrames - 2 ? 1 : 0))));
+            await connection.SendAsync(Connection.Repeat(Server.MaxQueuedControlFrames - 1, i => Connection.Ping((byte)(i == Server.MaxQueuedControlFrames - 2 ? 1 : 0))));
             List<Http2TestFrame> received = await connection.ReadUntilAsync(frame => frame.Type == Http2FrameType.Ping && frame.Payload[0] == 1);
             Assert.Equal(Server.MaxQueuedControlFrames - 1, received.Count);
         }
@@ -119,7 +120,7 @@ public sealed class Http2DefenceTests
 
         // Zero-length DATA without END_STREAM on a closed stream: nothing to do, and nothing that ends.
         byte[] empty = Connection.Frame(Http2FrameType.Data, 0, 1, []);
-        await connection.SendAsync(Repeat(10 * Server.EmptyFrameBurst, _ => empty));
+        await connection.SendAsync(Connection.Repeat(10 * Server.EmptyFrameBurst, _ => empty));
 
         List<Http2TestFrame> received = await frames;
         Assert.Equal(Http2ErrorCode.EnhanceYourCalm, received[^1].ErrorCode);
@@ -136,7 +137,7 @@ public sealed class Http2DefenceTests
         byte[] empty = Connection.Frame(Http2FrameType.Continuation, 0, 1, []);
         await connection.SendAsync([
             .. Connection.Frame(Http2FrameType.Headers, Http2FrameFlags.EndStream, 1, Connection.Get("/")),
-            .. Repeat(10 * Server.EmptyFrameBurst, _ => empty),
+            .. Connection.Repeat(10 * Server.EmptyFrameBurst, _ => empty),
             .. Connection.Frame(Http2FrameType.Continuation, Http2FrameFlags.EndHeaders, 1, [])]);
 
         List<Http2TestFrame> received = await frames;
@@ -152,7 +153,7 @@ public sealed class Http2DefenceTests
 
         await connection.SendAsync([
             .. Connection.Frame(Http2FrameType.Headers, Http2FrameFlags.EndStream, 1, Connection.Get("/")),
-            .. Repeat(Server.EmptyFrameBurst / 2, _ => empty),
+            .. Connection.Repeat(Server.EmptyFrameBurst / 2, _ => empty),
             .. Connection.Frame(Http2FrameType.Continuation, Http2FrameFlags.EndHeaders, 1, [])]);
 
         List<Http2TestFrame> received = await connection.ReadUntilAsync(frame => frame.Type == Http2FrameType.Data);
@@ -171,7 +172,7 @@ public sealed class Http2DefenceTests
         byte[] fragment = Connection.Frame(Http2FrameType.Continuation, 0, 1, Enumerable.Repeat((byte)0x82, Http2Frame.DefaultMaxFrameSize).ToArray());
         await connection.SendAsync([
             .. Connection.Frame(Http2FrameType.Headers, Http2FrameFlags.EndStream, 1, Connection.Get("/")),
-            .. Repeat(20, _ => fragment)]);
+            .. Connection.Repeat(20, _ => fragment)]);
 
         List<Http2TestFrame> received = await frames;
         Assert.Equal(Http2ErrorCode.EnhanceYourCalm, Assert.Single(received).ErrorCode);
@@ -200,7 +201,7 @@ public sealed class Http2DefenceTests
         await connection.StartAsync();
 
         // 16 fields of 3000 bytes, literal without indexing, new names: 48 kB of list, past the 40 kB head limit.
-        byte[] block = [.. Connection.Get("/"), .. Repeat(16, i => [0x00, 0x03, (byte)'x', (byte)'-', (byte)('a' + i), 0x7f, 0xb9, 0x16, .. Enumerable.Repeat((byte)'v', 3000)])];
+        byte[] block = [.. Connection.Get("/"), .. Connection.Repeat(16, i => [0x00, 0x03, (byte)'x', (byte)'-', (byte)('a' + i), 0x7f, 0xb9, 0x16, .. Enumerable.Repeat((byte)'v', 3000)])];
         var frames = new List<byte>();
         for (int offset = 0; offset < block.Length; offset += Http2Frame.DefaultMaxFrameSize)
         {
@@ -223,7 +224,7 @@ public sealed class Http2DefenceTests
         long before = connection.Sent;
         byte[] tiny = Connection.WindowUpdate(0, 1);
 
-        await connection.SendAsync(Repeat(3 * Server.SmallWindowUpdateBurst, _ => tiny));
+        await connection.SendAsync(Connection.Repeat(3 * Server.SmallWindowUpdateBurst, _ => tiny));
 
         List<Http2TestFrame> received = await frames;
         Assert.Equal(Http2ErrorCode.EnhanceYourCalm, Assert.Single(received).ErrorCode);
@@ -236,7 +237,7 @@ public sealed class Http2DefenceTests
         await using var connection = new Connection(default);
         await connection.StartAsync();
 
-        await connection.SendAsync([.. Repeat(3 * Server.SmallWindowUpdateBurst, _ => Connection.WindowUpdate(0, Server.SmallWindowIncrement)), .. Connection.Ping()]);
+        await connection.SendAsync([.. Connection.Repeat(3 * Server.SmallWindowUpdateBurst, _ => Connection.WindowUpdate(0, Server.SmallWindowIncrement)), .. Connection.Ping()]);
 
         List<Http2TestFrame> received = await connection.ReadUntilAsync(frame => frame.Type == Http2FrameType.Ping);
         Assert.Single(received);
@@ -300,7 +301,7 @@ public sealed class Http2DefenceTests
         const int size = 300 * 1024;
         int streams = (int)(Server.MaxHeldResponseBytes / size) + 5;
 
-        await connection.SendAsync([.. Repeat(streams, i => Connection.Request(Stream(i), $"/size/{size}")), .. Connection.Ping()]);
+        await connection.SendAsync([.. Connection.Repeat(streams, i => Connection.Request(Connection.Stream(i), $"/size/{size}")), .. Connection.Ping()]);
 
         List<Http2TestFrame> received = await connection.ReadUntilAsync(frame => frame.Type == Http2FrameType.Ping);
         int refused = received.Count(frame => frame is { Type: Http2FrameType.RstStream, ErrorCode: Http2ErrorCode.RefusedStream });
@@ -343,6 +344,27 @@ public sealed class Http2DefenceTests
         Assert.Equal(int.MaxValue, received[^1].LastStreamId);
     }
 
+    [Fact]
+    public async Task RunningOutOfIdentifiersLetsTheStreamsInFlightFinish()
+    {
+        var gates = new Gates();
+        await using var connection = new Connection(new EchoApplication(gates));
+        await connection.StartAsync();
+        await connection.SendAsync(Connection.Request(1, "/gate/slow"));
+        await gates.ReachedAsync("slow");
+
+        // The final GOAWAY of a graceful end (§6.8): the stream in flight is still answered, then the connection closes.
+        await connection.SendAsync(Connection.Request(Server.StreamIdGoAwayThreshold + 2, "/"));
+        Http2TestFrame goAway = (await connection.ReadUntilAsync(frame => frame.Type == Http2FrameType.GoAway))[^1];
+        Assert.Equal(Http2ErrorCode.NoError, goAway.ErrorCode);
+        Assert.Equal(Server.StreamIdGoAwayThreshold + 2, goAway.LastStreamId);
+
+        gates.Open("slow");
+        List<Http2TestFrame> rest = await connection.ReadToEndAsync();
+        Assert.Equal("GET /gate/slow ", System.Text.Encoding.ASCII.GetString(Assert.Single(rest, frame => frame.Type == Http2FrameType.Data).Payload));
+        await connection.Completion.WaitAsync(TimeSpan.FromSeconds(10));
+    }
+
     /// <summary>
     /// Sends <paramref name="stream1"/>, a request on stream 1 whose header list is too large, then a plain one on stream
     /// 3: the first gets 431, and the second is answered, so the connection went on with its HPACK state in step.
@@ -360,18 +382,4 @@ public sealed class Http2DefenceTests
     /// <summary>The head buffer grew to no more than twice the head limit, however large the list the client sent.</summary>
     private static void AssertHeadBufferBounded(Connection connection) =>
         Assert.True(connection.Connection.HeadBufferCapacity <= 2 * s_limits.MaxHeadSize, $"{connection.Connection.HeadBufferCapacity} bytes of head buffer");
-
-    /// <summary>The client's stream number <paramref name="index"/> (from 0): 1, 3, 5, ...</summary>
-    private static int Stream(int index) => (2 * index) + 1;
-
-    private static byte[] Repeat(int count, Func<int, byte[]> item)
-    {
-        var bytes = new List<byte>();
-        for (int i = 0; i < count; i++)
-        {
-            bytes.AddRange(item(i));
-        }
-
-        return [.. bytes];
-    }
 }

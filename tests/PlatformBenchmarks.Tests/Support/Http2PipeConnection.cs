@@ -25,11 +25,14 @@ internal sealed class Http2PipeConnection<TApp> : IAsyncDisposable
     private readonly HpackDecoder _decoder = new(4096, 1024 * 1024);
     private long _sent;
 
-    public Http2PipeConnection(TApp app, HttpLimits? limits = null)
+    /// <param name="app">The application.</param>
+    /// <param name="limits">The server's limits; the defaults when null.</param>
+    /// <param name="output">Makes the writer the server writes to from the one the test reads (a writer over a stream, as TLS's).</param>
+    public Http2PipeConnection(TApp app, HttpLimits? limits = null, Func<PipeWriter, PipeWriter>? output = null)
     {
         var context = new HttpServerContext(limits ?? new HttpLimits(), Time, new DateHeader(Time), NullLogger.Instance);
         _input = new ExaminedCountingReader(_requests.Reader);
-        Connection = new Http2Connection<TApp>(app, new DuplexPipe(_input, _responses.Writer), context);
+        Connection = new Http2Connection<TApp>(app, new DuplexPipe(_input, output?.Invoke(_responses.Writer) ?? _responses.Writer), context);
         Completion = Task.Run(Connection.ExecuteAsync, CancellationToken.None);
     }
 
@@ -51,6 +54,21 @@ internal sealed class Http2PipeConnection<TApp> : IAsyncDisposable
     /// literals without indexing (RFC 7541 §6.1, §6.2.2).
     /// </summary>
     public static byte[] Get(string path) => [0x82, 0x86, 0x04, (byte)path.Length, .. Encoding.ASCII.GetBytes(path), 0x01, 9, .. "localhost"u8];
+
+    /// <summary>The client's stream number <paramref name="index"/> (from 0): 1, 3, 5, ...</summary>
+    public static int Stream(int index) => (2 * index) + 1;
+
+    /// <summary>The bytes of <paramref name="count"/> items, one after the other.</summary>
+    public static byte[] Repeat(int count, Func<int, byte[]> item)
+    {
+        var bytes = new List<byte>();
+        for (int i = 0; i < count; i++)
+        {
+            bytes.AddRange(item(i));
+        }
+
+        return [.. bytes];
+    }
 
     /// <summary>One frame's bytes (RFC 9113 §4.1).</summary>
     public static byte[] Frame(Http2FrameType type, byte flags, int streamId, ReadOnlySpan<byte> payload)
