@@ -5,15 +5,18 @@
                      [--arena-data DIR]
     python3 scenarios/loadrun parse-wrk < wrk-output.txt     (the parser alone, as JSON)
     python3 scenarios/loadrun parse-gcannon CONNECTIONS < gcannon-json-output.txt
+    python3 scenarios/loadrun gcannon-command TEST URL CONNECTIONS THREADS SECONDS DIR
+                                                             (the command line, as JSON; the templates into DIR)
     python3 scenarios/loadrun parse-h2load < h2load-output.txt
     python3 scenarios/loadrun report DIR                     (rewrite results.md and the chart from results.json)
 
 Each selected test runs, for each target, TFB's sequence: a primer, a warm-up, then the measured levels, with wrk,
 TFB's headers and TFB's sleeps; HttpArena's HTTP/1.1 profiles (baseline, pipelined, json-arena, ...) run the same
-sequence with the venue's requests, connection counts and reconnections (scenarios/arena.lua), and its echo-ws profile
-with the venue's own load generator in WebSocket mode (gcannon --ws, its path given with --gcannon), an echo counting
-as a response, and its h2 profiles (--tests h2) with h2load as the venue runs it (its URIs, -m streams per connection,
--p h2c on the cleartext listener), on this server's h2c:// and https:// listeners or another's --h2c-url and --h2-url. Per level it records
+sequence with the venue's requests, connection counts and reconnections (scenarios/arena.lua), or, given the venue's
+own load generator (--gcannon PATH), those the venue drives with it by gcannon with the venue's arguments and request
+templates; its echo-ws profile by gcannon in WebSocket mode (--ws), an echo counting as a response, and its h2
+profiles (--tests h2) with h2load as the venue runs it (its URIs, -m streams per connection, -p h2c on the cleartext
+listener), on this server's h2c:// and https:// listeners or another's --h2c-url and --h2-url. Per level it records
 requests/s, latency percentiles, socket errors, non-2xx responses and, when it knows the server's process, the
 server's CPU time per response. With several targets, they take turns test by test, and --rounds repeats the whole
 sequence; the report then compares them level by level, with ratios against a baseline. It writes results.json (after
@@ -35,7 +38,7 @@ import urllib.parse
 from pathlib import Path
 
 from loadrun.chart import draw
-from loadrun.gcannon import parse_gcannon
+from loadrun.gcannon import gcannon_command, parse_gcannon, write_templates
 from loadrun.h2load import parse_h2load
 from loadrun.model import ALIASES, ARENA_TESTS, DEFAULT_TFB_CONFIG, PROFILES, QUERY_CONNECTIONS, ROOT, TESTS, TFB_TESTS, RunError, Target
 from loadrun.processes import CommandServer, LocalServer, say, start_database
@@ -173,8 +176,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="override levels, by TFB method or HttpArena test, e.g. 'concurrency=64,256;pipeline=1024' "
                              "or 'static=256;upload=8'")
     parser.add_argument("--gcannon", type=Path, metavar="PATH",
-                        help="the venue's load generator (github.com/MDA2AV/gcannon, built outside this repository), "
-                             "which the echo-ws test drives in its WebSocket mode")
+                        help="the venue's load generator (github.com/MDA2AV/gcannon, built outside this repository): it "
+                             "then drives the HttpArena tests the venue drives with it (baseline, limited-conn, pipelined, "
+                             "json-arena, json-comp, async-db) as the venue does, and echo-ws in its WebSocket mode")
     parser.add_argument("--threads", type=int, help="wrk threads at most (default: the number of CPUs, as TFB)")
     parser.add_argument("--query-connections", type=int, default=QUERY_CONNECTIONS, metavar="N",
                         help=f"connections of the queries, updates and cached levels (default: TFB's {QUERY_CONNECTIONS})")
@@ -197,10 +201,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if unknown:
         parser.error(f"unknown test(s) {', '.join(unknown)}; choose from {', '.join(TESTS)}, all, arena or h2")
     args.test_types = [TESTS[n] for n in names]
-    if any(getattr(t, "websocket", False) for t in args.test_types):
-        if args.gcannon is None or not os.access(args.gcannon, os.X_OK):
-            parser.error("echo-ws runs the venue's gcannon in its WebSocket mode: give its path with --gcannon PATH "
-                         "(built from github.com/MDA2AV/gcannon outside this repository)")
+    if any(getattr(t, "websocket", False) for t in args.test_types) and args.gcannon is None:
+        parser.error("echo-ws runs the venue's gcannon in its WebSocket mode: give its path with --gcannon PATH "
+                     "(built from github.com/MDA2AV/gcannon outside this repository)")
+    if args.gcannon is not None:
+        args.gcannon = args.gcannon.resolve()  # gcannon runs in the output folder, where its templates are
+        if not (args.gcannon.is_file() and os.access(args.gcannon, os.X_OK)):
+            parser.error(f"--gcannon {args.gcannon}: no executable there (build it from github.com/MDA2AV/gcannon)")
     args.url_targets = getattr(args, "url_targets", None) or []
     if args.rounds < 1:
         parser.error("--rounds must be 1 or more")
@@ -214,6 +221,23 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+def print_gcannon_command(words: list[str]) -> int:
+    """gcannon-command TEST URL CONNECTIONS THREADS SECONDS DIR: the command line a measured level of TEST runs, as a
+    JSON list (the binary as gcannon), with the test's templates written into DIR as for a run."""
+    if len(words) != 6 or not all(word.isdigit() for word in words[2:5]):
+        print("usage: gcannon-command TEST URL CONNECTIONS THREADS SECONDS DIR", file=sys.stderr)
+        return 2
+    name, url, connections, threads, seconds, folder = words
+    test = ARENA_TESTS.get(ALIASES.get(name, name))
+    if test is None or not (test.gcannon or test.websocket):
+        print(f"gcannon-command: {name} is not a test gcannon drives (those are: "
+              + ", ".join(n for n, t in ARENA_TESTS.items() if t.gcannon or t.websocket) + ")", file=sys.stderr)
+        return 2
+    templates = write_templates(test, Path(folder)) if test.gcannon == "raw" else []
+    print(json.dumps(gcannon_command("gcannon", test, url, int(connections), int(threads), int(seconds), templates)))
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["parse-wrk"]:
         print(json.dumps(parse_wrk(sys.stdin.read()), indent=2))
@@ -221,6 +245,8 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["parse-gcannon"]:
         print(json.dumps(parse_gcannon(sys.stdin.read(), int(argv[1])), indent=2))
         return 0
+    if argv[:1] == ["gcannon-command"]:
+        return print_gcannon_command(argv[1:])
     if argv[:1] == ["parse-h2load"]:
         print(json.dumps(parse_h2load(sys.stdin.read()), indent=2))
         return 0

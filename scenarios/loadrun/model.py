@@ -81,6 +81,11 @@ class ArenaTest:
     # Driven by the venue's own load generator in WebSocket mode (gcannon --ws, from --gcannon PATH) instead of wrk: the
     # first request's path is upgraded, then each connection keeps one "hello" text frame in flight.
     websocket: bool = False
+    # How the venue's gcannon sends it (scripts/lib/tools/gcannon.sh), which the runner does too when --gcannon is given:
+    # "raw", the requests as template files (--raw), one per connection and the next on each reconnect; "url", gcannon's
+    # own GET of the URL (pipelined's /pipeline). "": wrk here, as the venue drives it with another tool (static and
+    # json-tls with wrk), or, for upload, with bodies of random bytes it does not publish whole.
+    gcannon: str = ""
     # Driven by h2load, as the venue drives its h2 profiles: this many streams in flight per connection (-m), on the
     # target's HTTP/2 listener, over TLS with ALPN h2 or, when cleartext, with prior knowledge (h2load -p h2c).
     h2_streams: int = 0
@@ -125,18 +130,19 @@ ARENA_TESTS = {
     t.name: t
     for t in [
         ArenaTest("baseline", "baseline", (512, 4096), _baseline_mix(),
-                  "connections (GET, POST, chunked POST to /baseline11 in turn)", checks=(BASELINE_SUMS,)),
+                  "connections (GET, POST, chunked POST to /baseline11 in turn)", checks=(BASELINE_SUMS,), gcannon="raw"),
         ArenaTest("limited-conn", "limited-conn", (512, 4096), _baseline_mix(),
                   "connections (as baseline, a new connection per 10 requests)", reconnect_every=10,
-                  checks=(BASELINE_SUMS,)),
+                  checks=(BASELINE_SUMS,), gcannon="raw"),
         ArenaTest("pipelined", "pipelined", (512, 4096), (ArenaRequest("get", "/pipeline"),),
-                  "connections (/pipeline, 16 pipelined)", pipeline=PIPELINE_DEPTH),
+                  "connections (/pipeline, 16 pipelined)", pipeline=PIPELINE_DEPTH, gcannon="url"),
         ArenaTest("json-arena", "json", (4096,), JSON_PAIRS,
-                  "connections (/json/N?m=M, 7 pairs in turn, a new connection per 25 requests)", reconnect_every=25),
+                  "connections (/json/N?m=M, 7 pairs in turn, a new connection per 25 requests)", reconnect_every=25,
+                  gcannon="raw"),
         ArenaTest("json-comp", "json-comp", (512, 4096, 16384),
                   tuple(ArenaRequest("get", f"/json/{count}?m={m}") for count, m in ((25, 4), (40, 8), (50, 6))),
                   "connections (/json/N?m=M gzip or br, 3 pairs in turn, a new connection per 25 requests)",
-                  reconnect_every=25, headers=("Accept-Encoding: gzip, br",), checks=("encoding=gzip,br",)),
+                  reconnect_every=25, headers=("Accept-Encoding: gzip, br",), checks=("encoding=gzip,br",), gcannon="raw"),
         # requests/json-tls-rotate.lua: json's seven pairs, no Accept-Encoding, connections kept open.
         ArenaTest("json-tls", "json-tls", (4096,), JSON_PAIRS,
                   "connections (/json/N?m=M, 7 pairs in turn, over the URL's scheme: https:// as the venue)", tls=True),
@@ -151,7 +157,7 @@ ARENA_TESTS = {
         ArenaTest("async-db", "async-db", (1024,),
                   tuple(ArenaRequest("get", f"/async-db?min=10&max=50&limit={limit}") for limit in (5, 10, 20, 35, 50)),
                   "connections (/async-db, limits 5 to 50 in turn, a new connection per 25 requests)",
-                  reconnect_every=25, checks=('match="count":[1-9]',), uses_database=True),
+                  reconnect_every=25, checks=('match="count":[1-9]',), uses_database=True, gcannon="raw"),
         ArenaTest("echo-ws", "echo-ws", (512, 4096, 16384), (ArenaRequest("get", "/ws"),),
                   "connections (WebSocket on /ws, one 'hello' text frame in flight each; gcannon --ws)", websocket=True),
         # The h2 profiles (scripts/lib/tools/h2load.sh, requests/static-h2-uris.txt and json-h2c-uris.txt).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import statistics
 
 from loadrun.model import TESTS
@@ -40,6 +41,8 @@ def measured(document: dict) -> list[dict]:
 
 def markdown(document: dict) -> str:
     meta = document["meta"]
+    # The other load generators the runs used (gcannon names its version in its report).
+    others = sorted({run["generator"] for run in document["runs"] if run.get("generator")})
     lines = [
         "# Load run",
         "",
@@ -47,7 +50,7 @@ def markdown(document: dict) -> str:
         f"finished {meta.get('finished', '(interrupted)')}",
         f"- Command: `{meta['command']}`",
         f"- Machine: {meta['host']['cpu']}, {meta['host']['logical_cpus']} logical CPUs, Linux {meta['host']['kernel']}; "
-        f"the load generator shares it ({meta['wrk']}, at most {meta['wrk_threads_max']} threads)",
+        f"the load generator shares it ({', '.join([meta['wrk'], *others])}, at most {meta['wrk_threads_max']} threads)",
         f"- Commit {meta['git']['commit']}{' with uncommitted changes' if meta['git']['dirty'] else ''}",
     ]
     for target in document["targets"]:
@@ -58,7 +61,12 @@ def markdown(document: dict) -> str:
     lines += ["", "Requests/s and latency come from wrk (h2load for the h2 profiles, which counts 2xx responses only); server",
               "CPU is user+system time of the server process over the measured window divided by the responses; the load",
               "generator's CPU likewise. Non-2xx counts what wrk reports as `Non-2xx or 3xx responses` (status 400 and",
-              "above), or h2load's 3xx, 4xx and 5xx.", ""]
+              "above), or h2load's 3xx, 4xx and 5xx."]
+    if any(run.get("tool") == "gcannon" for run in document["runs"]):
+        lines += ["gcannon's tests (their commands below) count the responses of every status over gcannon's own window,",
+                  "which starts after its 100 ms warm-up (the server's CPU is read from then on too); their non-2xx is",
+                  "gcannon's 3xx, 4xx, 5xx and other statuses, and gcannon gives no 75th percentile."]
+    lines.append("")
     runs = measured(document)
     lines += comparison(document)
     for name, test in TESTS.items():
@@ -87,12 +95,30 @@ def markdown(document: dict) -> str:
                 f"{errors['connect']}/{errors['read']}/{errors['write']}/{errors['timeout']} | {run['non_2xx']} | "
                 f"{'–' if server is None else f'{server:.2f}'} | {'–' if client is None else f'{client:.2f}'} |")
         lines.append("")
+    lines += gcannon_commands(runs)
     notes = [f"{run['target']} {run['test']} {run['level']}: {warning}" for run in runs for warning in run.get("warnings", [])]
     if notes:
         lines += ["## Notes", ""] + [f"- {note}" for note in notes] + [""]
     if document["failures"]:
         lines += ["## Failures", ""] + [f"- {failure}" for failure in document["failures"]] + [""]
     return "\n".join(lines)
+
+
+def gcannon_commands(runs: list[dict]) -> list[str]:
+    """The command line of each measured level gcannon ran, once per test, level and target (the rounds repeat them),
+    the binary named gcannon and the templates by their paths in the run's folder, where gcannon ran."""
+    seen: dict[tuple, str] = {}
+    for run in runs:
+        if run.get("tool") == "gcannon" and run.get("command"):
+            seen.setdefault((run["test"], run["level"], run["target"]), shlex.join(["gcannon", *run["command"][1:]]))
+    if not seen:
+        return []
+    return (["## gcannon commands", "",
+             "Each measured level's command line. `gcannon` is the binary given with `--gcannon`; `templates/` holds the",
+             "requests the runner wrote into the run's folder from its model, byte for byte the venue's `requests/` files",
+             "of the same requests, and gcannon ran in that folder. The primer and the warm-up ran the same command with",
+             "their own connections, threads and seconds.", ""]
+            + [f"- {test} {level}, {target}: `{command}`" for (test, level, target), command in seen.items()] + [""])
 
 
 def by_level(document: dict) -> dict[tuple[str, int, str], list[dict]]:

@@ -1,5 +1,5 @@
 """The runs: TFB's sequence per test and target (primer, warm-up, measured levels), in rounds, with wrk; HttpArena's
-profiles go through the same sequence with the venue's requests."""
+profiles go through the same sequence with the venue's requests, by wrk or, given --gcannon, by the venue's gcannon."""
 
 from __future__ import annotations
 
@@ -14,12 +14,14 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
 from loadrun.model import (ARENA_SCRIPT, PIPELINE_DEPTH, PIPELINE_SCRIPT, PROFILES, ROOT, TFB_TESTS,
                            ArenaTest, RunError, Target, TestType)
-from loadrun.gcannon import parse_gcannon, websocket_echo_problem
+from loadrun.gcannon import (COUNTING_DELAY_S, answer_problem, gcannon_command, parse_gcannon, url_request,
+                             websocket_echo_problem, write_templates)
 from loadrun.h2load import h2load_command, parse_h2load
 from loadrun.processes import children_cpu_seconds, cpu_seconds, say, unverified_tls
 from loadrun.report import fmt_ms
@@ -37,6 +39,9 @@ def tfb_urls(config_path: Path, test_name: str) -> dict[str, str]:
 
 
 class Runner:
+    # How long past its duration a load generator may run before the runner stops it, its run then failing.
+    GENERATOR_GRACE_S = 60
+
     def __init__(self, args: argparse.Namespace, targets: list[Target], out_dir: Path, urls: dict[str, str]):
         self.args = args
         self.targets = targets
@@ -72,14 +77,22 @@ class Runner:
         return self.measure(target, test, phase, url, connections, threads, seconds, level, pipeline, command, parse_wrk,
                             "requests/s", "response")
 
-    def gcannon(self, target: Target, test: ArenaTest, phase: str, url: str, connections: int, threads: int,
-                seconds: int, level: int | None) -> dict:
-        """One run of the venue's load generator in WebSocket mode: each connection upgrades, then keeps one frame in
-        flight; an echo counts as a response, so the report's figures read per echo."""
-        command = [str(self.args.gcannon), url, "--ws", "-c", str(connections), "-t", str(threads), "-d", f"{seconds}s",
-                   "--json"]
-        return self.measure(target, test, phase, url, connections, threads, seconds, level, 1, command,
-                            lambda output: parse_gcannon(output, connections), "echoes/s", "echo")
+    def gcannon(self, target: Target, test: ArenaTest, phase: str, connections: int, threads: int, seconds: int,
+                level: int | None, templates: list[str] | None = None) -> dict:
+        """One run of the venue's load generator, with the venue's arguments for the test, in the output folder (its
+        templates' paths are relative to it). In WebSocket mode each connection upgrades, then keeps one frame in flight,
+        and an echo counts as a response, so the report's figures read per echo."""
+        command = gcannon_command(str(self.args.gcannon), test, target.base_url, connections, threads, seconds, templates or [])
+
+        def parse(output: str) -> dict:
+            run = parse_gcannon(output, connections)
+            if not test.reconnect_every and run.get("reconnects"):
+                run["warnings"].append(f"gcannon reconnected {run['reconnects']} times: the server closed connections")
+            return run
+
+        return self.measure(target, test, phase, command[1], connections, threads, seconds, level, test.pipeline, command,
+                            parse, "echoes/s" if test.websocket else "requests/s", "echo" if test.websocket else "response",
+                            tool="gcannon", cwd=self.out_dir, counting_delay=COUNTING_DELAY_S)
 
     def h2load(self, target: Target, test: ArenaTest, phase: str, base_url: str, connections: int, seconds: int,
                level: int | None) -> dict:
@@ -90,25 +103,37 @@ class Runner:
         threads = min(connections, self.nproc)
         command = h2load_command(str(uris), connections, test.h2_streams, threads, seconds, test.cleartext, test.headers)
         return self.measure(target, test, phase, base_url, connections, threads, seconds, level, 1, command,
-                            parse_h2load, "requests/s", "response")
+                            parse_h2load, "requests/s", "response", tool="h2load")
 
     def measure(self, target: Target, test: TestType | ArenaTest, phase: str, url: str, connections: int, threads: int,
-                seconds: int, level: int | None, pipeline: int, command: list[str], parse, rate: str, unit: str) -> dict:
+                seconds: int, level: int | None, pipeline: int, command: list[str], parse, rate: str, unit: str,
+                tool: str = "wrk", cwd: Path | None = None, counting_delay: float = 0.0) -> dict:
         """Runs the load generator's command, with the server's CPU time around it on a measured level, and records the
-        run with what parse reads from its output (parse_wrk's figures)."""
+        run with what parse reads from its output (parse_wrk's figures). A generator that starts counting counting_delay
+        seconds after its start (gcannon, after its warm-up) has the server's CPU read from then on, so that the CPU and
+        the responses it is divided by span the same window."""
         label = (f"r{self.round}-" if self.args.rounds > 1 else "") + f"{target.name}-{test.name}-{phase}" + (f"-{level}" if level is not None else "")
         say(f"{label}: {shlex.join(command)}")
         measure = phase == "level" and target.pid is not None
-        server_before = cpu_seconds(target.pid) if measure else 0.0
         client_before = children_cpu_seconds()
-        finished = subprocess.run(command, capture_output=True, text=True)
+        server_before = cpu_seconds(target.pid) if measure and not counting_delay else 0.0
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
+        if measure and counting_delay:
+            time.sleep(counting_delay)
+            server_before = cpu_seconds(target.pid)
+        try:
+            stdout, stderr = process.communicate(timeout=seconds + self.GENERATOR_GRACE_S)
+        except subprocess.TimeoutExpired:
+            process.kill()  # the venue bounds gcannon the same way (timeout 45 in scripts/lib/tools/gcannon.sh)
+            stdout, stderr = process.communicate()
+            stderr += f"\n(stopped by the runner {seconds + self.GENERATOR_GRACE_S} s after its start)\n"
         client_cpu = children_cpu_seconds() - client_before
         server_cpu = cpu_seconds(target.pid) - server_before if measure else None
         raw = self.out_dir / "raw" / (re.sub(r"[^\w.-]", "_", label) + ".txt")
-        raw.write_text(shlex.join(command) + "\n\n" + finished.stdout + finished.stderr, encoding="utf-8")
+        raw.write_text(shlex.join(command) + "\n\n" + stdout + stderr, encoding="utf-8")
         run = {"round": self.round, "target": target.name, "test": test.name, "phase": phase, "level": level, "url": url,
                "connections": connections, "threads": threads, "pipeline": pipeline, "duration_s": seconds,
-               **parse(finished.stdout), "exit_code": finished.returncode,
+               "tool": tool, "command": command, **parse(stdout), "exit_code": process.returncode,
                "server_cpu_s": server_cpu, "wrk_cpu_s": client_cpu, "raw": str(raw.relative_to(self.out_dir))}
         responses = run["requests"] or 0
         run["server_cpu_us_per_response"] = server_cpu * 1e6 / responses if server_cpu is not None and responses else None
@@ -189,6 +214,9 @@ class Runner:
         if test.h2load:
             self.run_h2load_test(target, test, levels)
             return
+        if test.gcannon and self.args.gcannon is not None:
+            self.run_gcannon_test(target, test, levels)
+            return
         if not self.preflight(target, test, url):
             return
         say(f"== {target.name} {test.name}: HttpArena's {test.profile} profile at {target.base_url}")
@@ -203,13 +231,37 @@ class Runner:
         if not self.websocket_preflight(target, test, url):
             return
         say(f"== {target.name} {test.name}: HttpArena's {test.profile} profile at {url}, gcannon --ws")
-        self.gcannon(target, test, "primer", url, 8, min(8, self.nproc), self.args.primer or self.profile.primer, None)
+        self.gcannon_sequence(target, test, levels, min(levels), [])
+
+    def run_gcannon_test(self, target: Target, test: ArenaTest, levels: list[int]) -> None:
+        """The sequence with the venue's gcannon, as the venue drives the test: its templates written into the output
+        folder, each first sent alone and its answer checked (the status and the test's checks, which gcannon does not
+        make: it counts statuses only), then the primer, the warm-up at wrk's connections and the levels."""
+        parsed = urllib.parse.urlsplit(target.base_url)
+        if parsed.scheme != "http" or parsed.path not in ("", "/"):
+            self.fail(target, test.name, f"gcannon sends to an http://host:port base URL, and its templates name their own "
+                                         f"paths; {target.base_url} is not one: not measured")
+            return
+        templates = write_templates(test, self.out_dir) if test.gcannon == "raw" else []
+        requests = ([(name, (self.out_dir / name).read_bytes()) for name in templates] if templates else
+                    [(f"GET {test.requests[0].path}", url_request(target.base_url.rstrip("/") + test.requests[0].path))])
+        for name, request in requests:
+            status, problem = answer_problem(target.base_url, request, test.checks)
+            if problem:
+                self.fail(target, test.name, f"{name} {problem}: not measured" + hint(test, status or 0))
+                return
+        say(f"== {target.name} {test.name}: HttpArena's {test.profile} profile at {target.base_url}, gcannon")
+        self.gcannon_sequence(target, test, levels, min(512, max(levels)), templates)
+
+    def gcannon_sequence(self, target: Target, test: ArenaTest, levels: list[int], warm: int, templates: list[str]) -> None:
+        """TFB's sequence by gcannon: the primer at 8 connections, the warm-up at warm, the levels."""
+        self.gcannon(target, test, "primer", 8, min(8, self.nproc), self.args.primer or self.profile.primer, None, templates)
         self.pause(self.profile.primer_pause)
-        warm = min(levels)
-        self.gcannon(target, test, "warmup", url, warm, min(warm, self.nproc), self.args.warmup or self.profile.warmup, None)
+        self.gcannon(target, test, "warmup", warm, min(warm, self.nproc), self.args.warmup or self.profile.warmup, None,
+                     templates)
         self.pause(self.profile.warmup_pause)
         for index, level in enumerate(levels):
-            self.gcannon(target, test, "level", url, level, min(level, self.nproc), self.duration, level)
+            self.gcannon(target, test, "level", level, min(level, self.nproc), self.duration, level, templates)
             if index < len(levels) - 1:
                 self.pause(self.profile.level_pause)
 

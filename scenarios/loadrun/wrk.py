@@ -58,12 +58,14 @@ def parse_wrk(output: str) -> dict:
 
 
 def problems_of(run: dict) -> list[str]:
-    """Why a wrk run counts as failed, if it does."""
+    """Why a run of wrk (or of the load generator it names) counts as failed, if it does."""
     found = []
+    tool = run.get("tool", "wrk")
     if run.get("exit_code"):
-        found.append(f"wrk exited with {run['exit_code']}")
+        found.append(f"{tool} exited with {run['exit_code']}")
     if run.get("requests") is None:
-        found.append("no response was counted (wrk's output did not say 'N requests in')")
+        found.append("no response was counted (" + ("wrk's output did not say 'N requests in'" if tool == "wrk" else
+                                                    f"{tool}'s report could not be read") + ")")
     elif run["requests"] == 0:
         found.append(f"no response arrived in the {run.get('duration_s')} s window")
     errors = run.get("socket_errors", {})

@@ -68,18 +68,7 @@ public sealed class LoadRunChartTests : IDisposable
     /// <summary>A run of one target, json at 16 connections, one measurement per round.</summary>
     private static string Results(double[] cpu, double[] rps) => JsonSerializer.Serialize(new
     {
-        meta = new
-        {
-            profile = "short",
-            rounds = cpu.Length,
-            started = "2026-01-02T03:04:05Z",
-            finished = "2026-01-02T03:05:05Z",
-            command = "scenarios/run.sh --tests json --rounds 3",
-            host = new { cpu = "test", logical_cpus = 2, kernel = "6.1" },
-            wrk = "wrk 4.1.0",
-            wrk_threads_max = 2,
-            git = new { commit = "0000000", dirty = false },
-        },
+        meta = LoadRunDocument.Meta(cpu.Length, "scenarios/run.sh --tests json --rounds 3", wrkThreadsMax: 2),
         targets = new[] { new { name = "a", base_url = "http://127.0.0.1:1", started_here = false, pid = 1, banner = Array.Empty<string>() } },
         runs = cpu.Select((value, i) => new
         {

@@ -378,6 +378,41 @@ public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
         }
     }
 
+    [Fact]
+    public async Task WithGcannonEachTemplateIsAnsweredAndCheckedBeforeAnyLoadAndAFailureSaysWhatToGive()
+    {
+        // gcannon never runs here (false would fail the run if it did): the runner first sends each template it wrote, alone,
+        // as gcannon would, and checks the answer; a server without the dataset answers json's 503, a base URL with a
+        // path names no server for the templates, whose paths are their own.
+        var arena = new ArenaServer(Path.Join(_data, "nothing-here"));
+        await arena.InitializeAsync();
+        try
+        {
+            string url = arena.BaseAddress.ToString().TrimEnd('/');
+            ProcessResult result = await RunAsync($"ours={url}", "json-arena,baseline", "--gcannon", "/bin/false",
+                "--url", $"prefixed={url}/prefix", "--levels", "json-arena=4;baseline=4");
+
+            Assert.True(result.ExitCode == 1, result.ToString());
+            Assert.Contains("ours json-arena: templates/json-arena-1.raw answered 503", result.Error, StringComparison.Ordinal);
+            Assert.Contains("give --arena-data DIR", result.Error, StringComparison.Ordinal);
+            Assert.Contains($"prefixed baseline: gcannon sends to an http://host:port base URL, and its templates name their own paths; {url}/prefix is not one", result.Error, StringComparison.Ordinal);
+            using var document = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "results.json")));
+            // Only ours's baseline got past its checks, to a gcannon that fails: each of its runs is a failure.
+            Assert.All(document.RootElement.GetProperty("runs").EnumerateArray(), run =>
+            {
+                Assert.Equal("ours baseline gcannon", $"{run.GetProperty("target").GetString()} {run.GetProperty("test").GetString()} {run.GetProperty("tool").GetString()}");
+                Assert.Equal(JsonValueKind.Null, run.GetProperty("requests").ValueKind);
+            });
+            Assert.Contains("ours baseline: primer: gcannon exited with 1; no response was counted (gcannon's report could not be read)", result.Error, StringComparison.Ordinal);
+            Assert.Equal("GET /baseline11?a=13&b=42 HTTP/1.1\r\nHost: localhost:8080\r\n\r\n",
+                await File.ReadAllTextAsync(Path.Combine(_out, "templates", "baseline-1.raw")));
+        }
+        finally
+        {
+            await arena.DisposeAsync();
+        }
+    }
+
     [Theory]
     [InlineData("expect=3,4", false)]
     [InlineData("match=^3$", false)]
