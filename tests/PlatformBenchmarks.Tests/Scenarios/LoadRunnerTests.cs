@@ -275,7 +275,11 @@ public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
         WireRequest[] uploads = Sent(r => r.Target == "/upload");
         Assert.Equal([512_000L, 2_097_152, 10_485_760, 20_971_520], uploads.Select(r => r.BodyLength).Distinct().Order());
         Assert.All(uploads, r => Assert.Equal(r.BodyLength.ToString(CultureInfo.InvariantCulture), r.Field("Content-Length")));
-        Assert.InRange(RequestsPerClose(uploads), 4, 12);
+        // Bodies of up to 20 MiB leave only a few dozen uploads in the short phases, and each wrk thread's requests after
+        // its last close in a phase (up to four) carry none: so the closes are checked to be there, at most one in four
+        // uploads (one in five is asked), and not for an upper bound, which those tails move past any fixed figure.
+        Assert.Contains(uploads, r => r.Closes);
+        Assert.True(RequestsPerClose(uploads) >= 4, "more closes than one in four uploads");
 
         // static: the venue's 20 files, each asked with its Accept-Encoding, on connections kept open.
         WireRequest[] files = Sent(r => r.Target.StartsWith("/static/", StringComparison.Ordinal));
