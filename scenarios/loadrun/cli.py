@@ -2,7 +2,7 @@
 
     scenarios/run.sh [--profile short|full] [--tests plaintext,json,...|all|arena|echo-ws] [--rounds N] [--gcannon PATH]
                      [--url [NAME=]URL [--pid PID | --start COMMAND]]... [--self] [--baseline NAME] [--out DIR]
-                     [--arena-data DIR]
+                     [--arena-data DIR] [--restart-rounds]
     python3 scenarios/loadrun parse-wrk < wrk-output.txt     (the parser alone, as JSON)
     python3 scenarios/loadrun parse-gcannon CONNECTIONS < gcannon-json-output.txt
     python3 scenarios/loadrun gcannon-command TEST URL CONNECTIONS THREADS SECONDS DIR
@@ -157,6 +157,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                              "URL answers, counts the command's process tree's CPU, and stops it at the end)")
     parser.add_argument("--rounds", type=int, default=1,
                         help="repeat the whole sequence this many times, the targets taking turns in each (default: 1)")
+    parser.add_argument("--restart-rounds", action="store_true",
+                        help="before every round after the first, stop the servers the runner started and start them "
+                             "again, one later in the start order each round, as the measuring order rotates")
     parser.add_argument("--baseline", metavar="NAME",
                         help="the target the comparison's ratios are against (default: the first target)")
     parser.add_argument("--self", action="store_true", dest="include_self",
@@ -216,6 +219,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error("every target needs its own name: --url NAME=URL")
     if args.baseline is not None and args.baseline not in names_given:
         parser.error(f"--baseline {args.baseline} names no target (targets: {', '.join(names_given)})")
+    if args.restart_rounds and "platformbenchmarks" not in names_given and not any(t.command for t in args.url_targets):
+        parser.error("--restart-rounds restarts the servers the runner starts (--start, --self): there are none")
     if args.arena_data is not None and "platformbenchmarks" not in names_given:
         parser.error("--arena-data gives this server its data: add --self (other servers get theirs from --start)")
     return args
@@ -267,8 +272,7 @@ def main(argv: list[str]) -> int:
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out_dir = (args.out or ROOT / "scenarios" / "runs" / f"{stamp}-{args.profile}").resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
-    server = None
-    started: list[CommandServer] = []
+    started: list[CommandServer | LocalServer] = []
     try:
         urls = tfb_urls(args.tfb_config, args.tfb_test)
         targets = list(args.url_targets)
@@ -287,8 +291,9 @@ def main(argv: list[str]) -> int:
                     "--arena-data DIR gives it another folder")
             server = LocalServer(out_dir, not args.no_build, env, args.sessions, arena_settings(args.arena_data),
                                  http2=any(getattr(t, "h2load", False) for t in args.test_types))
+            started.append(server)
             targets.insert(0, server.start())
-        runner = Runner(args, targets, out_dir, urls)
+        runner = Runner(args, targets, out_dir, urls, started)
         try:
             runner.run(args.test_types)
         finally:
@@ -301,8 +306,6 @@ def main(argv: list[str]) -> int:
         print("loadrun: interrupted; partial results are in " + str(out_dir), file=sys.stderr)
         return 130
     finally:
-        if server is not None:
-            server.stop()
         for other in started:
             other.stop()
 

@@ -80,8 +80,45 @@ class LocalServer:
         self.process: subprocess.Popen | None = None
         self.log_path = out_dir / "server.log"
         self.log = None
+        self.target: Target | None = None  # set by the first start, kept by restarts
+        self.command: list[str] = []
 
     def start(self) -> Target:
+        """Builds (unless --no-build) and starts the server; called again (--restart-rounds), starts it anew on the
+        same listeners, with its log appended to, and returns the same target with the new process's pid."""
+        if self.target is None:
+            self.first_start()
+        assert self.target is not None
+        say(f"starting {' '.join(self.command)}")
+        # The log keeps every start's output: a restart appends, and the ready line is looked for past the old end.
+        self.log = open(self.log_path, "a", encoding="utf-8")  # closed by stop()
+        offset = self.log_path.stat().st_size
+        # A process group of its own keeps a Ctrl+C in the terminal from reaching the server before stop() does. Not a
+        # session of its own: with Linux's scheduler autogroups (on by default) a new session gets its own CPU share,
+        # and the server would then get half of the machine against wrk's half instead of competing thread by thread,
+        # as a server started from the same shell does. Measured: 0.87M against 1.25M plaintext requests/s (1.37
+        # against 0.80 us of server CPU per response), the same build in one run, setsid being the only difference.
+        # --sessions asks for that starved regime on purpose (a container's CPU quota behaves alike).
+        self.process = subprocess.Popen(self.command, cwd=SERVER_BIN, env=self.env, stdout=self.log,
+                                        stderr=subprocess.STDOUT, **group_options(self.own_session))
+        deadline = time.monotonic() + self.START_TIMEOUT
+        while True:
+            text = self.log_path.read_bytes()[offset:].decode("utf-8", errors="replace")
+            if self.READY_TEXT in text:
+                break
+            if self.process.poll() is not None:
+                raise RunError(f"the server exited during start-up with {self.process.returncode}:\n{text[-3000:]}")
+            if time.monotonic() > deadline:
+                raise RunError(f"the server did not print '{self.READY_TEXT}' within {self.START_TIMEOUT} s:\n{text[-3000:]}")
+            time.sleep(0.1)
+        # The server prints its banner (runtime, GC, transport settings, the warm-up's outcome) before the ready line.
+        self.target.banner = [line for line in text.splitlines()
+                              if line.startswith(("PlatformBenchmarks", "  ")) and not line.startswith("      ")]  # not log bodies
+        self.target.pid = self.process.pid
+        return self.target
+
+    def first_start(self) -> None:
+        """The build, the command line and the listeners' ports, which a restart keeps."""
         if self.build:
             say(f"building {SERVER_PROJECT.relative_to(ROOT)} in Release")
             built = subprocess.run(["dotnet", "build", str(SERVER_PROJECT), "-c", "Release", "-nologo", "-v", "q"],
@@ -94,42 +131,16 @@ class LocalServer:
         command = [str(apphost)] if apphost.exists() else ["dotnet", str(dll)]
         if not apphost.exists() and not dll.exists():
             raise RunError(f"no build output in {SERVER_BIN} (run without --no-build)")
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
+        url = f"http://127.0.0.1:{free_port()}"
         urls = [url]
-        env = self.env
+        self.target = Target("platformbenchmarks", url, None, True)
         if self.http2:
             h2c_url, h2_url = f"http://127.0.0.1:{free_port()}", f"https://127.0.0.1:{free_port()}"
             urls += [h2c_url.replace("http://", "h2c://"), h2_url]
-            env = {**env, **test_certificate(self.out_dir)}
-        command += ["--urls", ";".join(urls), *self.arguments]
-        say(f"starting {' '.join(command)}")
-        self.log = open(self.log_path, "w", encoding="utf-8")  # closed by stop()
-        # A process group of its own keeps a Ctrl+C in the terminal from reaching the server before stop() does. Not a
-        # session of its own: with Linux's scheduler autogroups (on by default) a new session gets its own CPU share,
-        # and the server would then get half of the machine against wrk's half instead of competing thread by thread,
-        # as a server started from the same shell does. Measured: 0.87M against 1.25M plaintext requests/s (1.37
-        # against 0.80 us of server CPU per response), the same build in one run, setsid being the only difference.
-        # --sessions asks for that starved regime on purpose (a container's CPU quota behaves alike).
-        self.process = subprocess.Popen(command, cwd=SERVER_BIN, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-                                        **group_options(self.own_session))
-        deadline = time.monotonic() + self.START_TIMEOUT
-        while True:
-            text = self.log_path.read_text(encoding="utf-8", errors="replace")
-            if self.READY_TEXT in text:
-                break
-            if self.process.poll() is not None:
-                raise RunError(f"the server exited during start-up with {self.process.returncode}:\n{text[-3000:]}")
-            if time.monotonic() > deadline:
-                raise RunError(f"the server did not print '{self.READY_TEXT}' within {self.START_TIMEOUT} s:\n{text[-3000:]}")
-            time.sleep(0.1)
-        # The server prints its banner (runtime, GC, transport settings, the warm-up's outcome) before the ready line.
-        banner = [line for line in text.splitlines()
-                  if line.startswith(("PlatformBenchmarks", "  ")) and not line.startswith("      ")]  # not log bodies
-        target = Target("platformbenchmarks", url, self.process.pid, True, banner)
-        if self.http2:
-            target.h2c_url, target.h2_url = h2c_url, h2_url
-        return target
+            self.env = {**self.env, **test_certificate(self.out_dir)}
+            self.target.h2c_url, self.target.h2_url = h2c_url, h2_url
+        self.command = command + ["--urls", ";".join(urls), *self.arguments]
+        self.log_path.write_text("", encoding="utf-8")  # a fresh log for the run; restarts append to it
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -186,10 +197,13 @@ class CommandServer:
         self.log_path = out_dir / f"server-{target.name}.log"
         self.process: subprocess.Popen | None = None
         self.log = None
+        self.started = False
 
     def start(self) -> Target:
         say(f"starting {self.target.name}: {self.target.command}")
-        self.log = open(self.log_path, "w", encoding="utf-8")  # closed by stop()
+        # The first start begins the log; a restart (--restart-rounds) appends to it, keeping the earlier rounds' output.
+        self.log = open(self.log_path, "a" if self.started else "w", encoding="utf-8")  # closed by stop()
+        self.started = True
         # Its own process group (see LocalServer.start for why not a session of its own), so that stop() ends the
         # command's whole tree. A session leader leads its process group too, so --sessions keeps that.
         self.process = subprocess.Popen(["bash", "-c", self.target.command], stdout=self.log, stderr=subprocess.STDOUT,

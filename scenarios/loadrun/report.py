@@ -58,6 +58,11 @@ def markdown(document: dict) -> str:
         cpu = f", CPU of pid {target['pid']} counted" if target["pid"] else ", server CPU not counted"
         lines.append(f"- Target **{target['name']}**: {target['base_url']} ({how}{cpu})")
         lines += [f"  - `{line.strip()}`" for line in target.get("banner", [])]
+    if document.get("starts"):
+        lines.append("- The servers the runner started were stopped and started again before every round, the start order "
+                     "rotating by one per round (--restart-rounds):")
+        lines += [f"  - round {start['round']}: " + ", ".join(f"{name} (pid {start['pids'][name]})" for name in start["order"])
+                  for start in document["starts"]]
     lines += ["", "Requests/s and latency come from wrk (h2load for the h2 profiles, which counts 2xx responses only); server",
               "CPU is user+system time of the server process over the measured window divided by the responses; the load",
               "generator's CPU likewise. Non-2xx counts what wrk reports as `Non-2xx or 3xx responses` (status 400 and",

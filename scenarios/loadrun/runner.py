@@ -42,9 +42,11 @@ class Runner:
     # How long past its duration a load generator may run before the runner stops it, its run then failing.
     GENERATOR_GRACE_S = 60
 
-    def __init__(self, args: argparse.Namespace, targets: list[Target], out_dir: Path, urls: dict[str, str]):
+    def __init__(self, args: argparse.Namespace, targets: list[Target], out_dir: Path, urls: dict[str, str],
+                 servers: list | None = None):
         self.args = args
         self.targets = targets
+        self.servers = servers or []  # those the runner started, in their first start's order, for --restart-rounds
         self.out_dir = out_dir
         self.urls = urls
         self.profile = PROFILES[args.profile]
@@ -56,6 +58,8 @@ class Runner:
             "runs": [],
             "failures": [],
         }
+        if args.restart_rounds and self.servers:
+            self.document["starts"] = [self.starts_entry()]
         (out_dir / "raw").mkdir(parents=True, exist_ok=True)
 
     def pause(self, seconds: int) -> None:
@@ -313,11 +317,33 @@ class Runner:
         for self.round in range(1, self.args.rounds + 1):
             if self.args.rounds > 1:
                 say(f"== round {self.round} of {self.args.rounds}")
+            if self.round > 1 and self.args.restart_rounds and self.servers:
+                self.restart()
             for test in tests:
                 for target in rotated(self.targets, self.round - 1):
                     self.run_test(target, test)
         self.document["meta"]["finished"] = now_iso()
         self.save()
+
+    def restart(self) -> None:
+        """--restart-rounds: every server the runner started is stopped, then started again, one later in the order each
+        round, as the measuring order rotates: the server started first was measured to read dearer (several per cent
+        of CPU per response on pipelined plaintext), and rotating the start order spreads that over all of them."""
+        for server in self.servers:
+            server.stop()
+        order = rotated(self.servers, self.round - 1)
+        say(f"restarting {', '.join(server.target.name for server in order)}, in that order")
+        for server in order:
+            server.start()
+        self.document["targets"] = [dataclasses.asdict(t) for t in self.targets]
+        self.document["starts"].append(self.starts_entry(order))
+        self.save()
+
+    def starts_entry(self, order: list | None = None) -> dict:
+        """The round's start order, with the pids whose CPU is counted from then on."""
+        order = self.servers if order is None else order
+        return {"round": self.round, "order": [server.target.name for server in order],
+                "pids": {server.target.name: server.target.pid for server in order}}
 
 
 def header_options(test: TestType | ArenaTest) -> list[str]:

@@ -131,6 +131,42 @@ public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
         Assert.Equal(["bar first json 16", "bar second json 16"], ChartBars());
     }
 
+    [Fact]
+    public async Task RestartRoundsStartsTheServersItStartedAgainEachRoundInARotatedOrderAndCountsTheNewProcesses()
+    {
+        // Two servers started by the runner (commands that hold a process and say they started, in front of the shared
+        // server), restarted before the second round, then started in the reverse order.
+        string url = server.BaseAddress.ToString().TrimEnd('/');
+        ProcessResult result = await ChildProcess.RunAsync("bash",
+            ["scenarios/run.sh", "--url", $"a={url}", "--start", "echo a started; exec sleep 600", "--url", $"b={url}",
+             "--start", "echo b started; exec sleep 600", "--rounds", "2", "--restart-rounds", "--tests", "json",
+             "--levels", "concurrency=16", "--out", _out, "--duration", "1", "--warmup", "1", "--primer", "1", "--no-pauses"],
+            TimeSpan.FromMinutes(5));
+
+        Assert.True(result.ExitCode == 0, result.ToString());
+        Assert.Contains("restarting b, a, in that order", result.Error, StringComparison.Ordinal);
+        using var document = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "results.json")));
+        JsonElement[] starts = [.. document.RootElement.GetProperty("starts").EnumerateArray()];
+        Assert.Equal(["1 a b", "2 b a"],
+            starts.Select(s => $"{s.GetProperty("round").GetInt32()} {string.Join(' ', s.GetProperty("order").EnumerateArray().Select(n => n.GetString()))}"));
+        int Pid(int round, string name) => starts[round - 1].GetProperty("pids").GetProperty(name).GetInt32();
+        foreach (string name in new[] { "a", "b" })
+        {
+            Assert.NotEqual(Pid(1, name), Pid(2, name));
+            // The pid whose CPU is counted from the second round on is the new process's.
+            Assert.Equal(Pid(2, name), document.RootElement.GetProperty("targets").EnumerateArray()
+                .Single(t => t.GetProperty("name").GetString() == name).GetProperty("pid").GetInt32());
+            Assert.False(Directory.Exists($"/proc/{Pid(1, name)}"), "a restart left the earlier process running");
+            Assert.False(Directory.Exists($"/proc/{Pid(2, name)}"), "the runner left the server it started running");
+            // Each command ran twice, and its log kept the first round's output.
+            Assert.Equal($"{name} started\n{name} started\n", await File.ReadAllTextAsync(Path.Combine(_out, $"server-{name}.log")));
+        }
+
+        string markdown = await File.ReadAllTextAsync(Path.Combine(_out, "results.md"));
+        Assert.Contains("stopped and started again before every round", markdown, StringComparison.Ordinal);
+        Assert.Contains($"  - round 2: b (pid {Pid(2, "b")}), a (pid {Pid(2, "a")})", markdown, StringComparison.Ordinal);
+    }
+
     private string[] ChartBars() =>
         [.. XDocument.Load(Path.Combine(_out, "chart.svg")).Descendants(XName.Get("g", "http://www.w3.org/2000/svg"))
             .Select(g => (string?)g.Attribute("id")).OfType<string>().Where(id => id.StartsWith("bar ", StringComparison.Ordinal))];
