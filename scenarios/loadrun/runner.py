@@ -327,8 +327,9 @@ class Runner:
 
     def restart(self) -> None:
         """--restart-rounds: every server the runner started is stopped, then started again, one later in the order each
-        round, as the measuring order rotates: the server started first was measured to read dearer (several per cent
-        of CPU per response on pipelined plaintext), and rotating the start order spreads that over all of them."""
+        round, as the measuring order rotates, so that no server is always the one started first: a start order held for
+        the whole run may favour one of them (two runs here read a build several per cent dearer when it was started
+        first; a run with this option did not confirm it), and rotating it leaves nothing to that order."""
         for server in self.servers:
             server.stop()
         order = rotated(self.servers, self.round - 1)
