@@ -188,9 +188,16 @@ internal sealed class Http2Output
     /// </summary>
     public void WriteData(int streamId, ReadOnlySpan<byte> body)
     {
-        bool kept = _windows.TryGetValue(streamId, out StreamWindow window);
+        // One lookup: SendData does not change the table, so the entry's reference stays valid across it.
+        ref StreamWindow window = ref CollectionsMarshal.GetValueRefOrNullRef(_windows, streamId);
+        bool kept = !Unsafe.IsNullRef(ref window);
         long streamWindow = kept ? window.Window : _initialStreamWindow;
         int sent = SendData(streamId, body, ref streamWindow);
+        if (kept)
+        {
+            window.Window = streamWindow;
+        }
+
         if (sent < body.Length)
         {
             byte[] rest = ArrayPool<byte>.Shared.Rent(body.Length - sent);
@@ -198,11 +205,10 @@ internal sealed class Http2Output
             _owed[streamId] = new Owed(rest, 0, body.Length - sent);
             _blocked.Add(streamId);
             _owedBytes += body.Length - sent;
-            _windows[streamId] = new StreamWindow(streamWindow, window.Kept);
-        }
-        else if (kept)
-        {
-            _windows[streamId] = window with { Window = streamWindow };
+            if (!kept)
+            {
+                _windows[streamId] = new StreamWindow(streamWindow, kept: false);
+            }
         }
     }
 
