@@ -233,8 +233,11 @@ internal abstract class TransportLoop : PipeScheduler
 
         Interlocked.Increment(ref _acceptFailures);
 
-        return errno is Libc.EMFILE or Libc.ENFILE or Libc.ENOBUFS or Libc.ENOMEM;
+        return IsOutOfResources(errno);
     }
+
+    /// <summary>True for the accept errors that retrying at once would repeat: out of descriptors or memory.</summary>
+    protected static bool IsOutOfResources(int errno) => errno is Libc.EMFILE or Libc.ENFILE or Libc.ENOBUFS or Libc.ENOMEM;
 
     /// <summary>Runs <paramref name="action"/> on the loop after <paramref name="delay"/> (the accept back-off).</summary>
     protected void PostAfter(TimeSpan delay, Action<object?> action, object? state)

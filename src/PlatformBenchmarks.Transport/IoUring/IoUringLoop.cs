@@ -47,6 +47,10 @@ internal sealed class IoUringLoop : TransportLoop
     private readonly Stack<int> _freeSlots = new();
     private int _listenFd;
     private int _accepting;
+
+    // True from an accept that ran out of descriptors or memory until the back-off re-arms: the other armed accepts
+    // fail for the same reason as they are woken, and count as that one failure, not one each with a timer each.
+    private bool _acceptBackingOff;
     private bool _enabled;
     private bool _draining;
 
@@ -362,6 +366,12 @@ internal sealed class IoUringLoop : TransportLoop
         _inFlight++;
     }
 
+    private void EndAcceptBackOff()
+    {
+        _acceptBackingOff = false;
+        ArmAccept();
+    }
+
     private unsafe void ArmAccept()
     {
         if (_listenFd < 0 || Stopping)
@@ -551,12 +561,22 @@ internal sealed class IoUringLoop : TransportLoop
 
             Accepted(result, in address);
         }
-        else if (result is not (-Libc.ECANCELED or -Libc.EINTR or -Libc.ECONNABORTED) && AcceptFailed(-result))
+        else if (result is not (-Libc.ECANCELED or -Libc.EINTR or -Libc.ECONNABORTED))
         {
-            // Out of descriptors or memory: accepting again at once would fail again at once. Serve the connections
-            // we have and look again after the back-off.
-            PostAfter(AcceptBackOff, static s => ((IoUringLoop)s!).ArmAccept(), this);
-            return;
+            if (_acceptBackingOff && IsOutOfResources(-result))
+            {
+                // Another of the armed accepts, failing as the first did: the back-off already pending re-arms it.
+                return;
+            }
+
+            if (AcceptFailed(-result))
+            {
+                // Out of descriptors or memory: accepting again at once would fail again at once. Serve the connections
+                // we have and look again after the back-off.
+                _acceptBackingOff = true;
+                PostAfter(AcceptBackOff, static s => ((IoUringLoop)s!).EndAcceptBackOff(), this);
+                return;
+            }
         }
 
         ArmAccept();
