@@ -32,7 +32,6 @@ internal sealed partial class HttpParser
         public bool ConnectionClose;
         public bool ConnectionKeepAlive;
         public bool ExpectContinue;
-        public bool Upgrade;
     }
 
     /// <summary>Where a field line's parts are, from the line's start, and what is wrong with it.</summary>
@@ -164,16 +163,21 @@ internal sealed partial class HttpParser
                 facts.HostCount++;
                 return IsValidHost(value) ? RequestRejection.None : RequestRejection.InvalidHost;
             case 10 when EqualsIgnoringCase(name, "connection"u8):
-                ParseConnection(value, ref facts);
+                // "keep-alive" alone, as every TFB request sends it, without the call that reads a list.
+                if (value.Length == 10 && EqualsIgnoringCase(value, "keep-alive"u8))
+                {
+                    facts.ConnectionKeepAlive = true;
+                }
+                else
+                {
+                    ParseConnection(value, ref facts);
+                }
+
                 break;
             case 14 when EqualsIgnoringCase(name, "content-length"u8):
                 return ParseContentLength(value, ref facts);
             case 17 when EqualsIgnoringCase(name, "transfer-encoding"u8):
                 return ParseTransferEncoding(value, ref facts);
-            case 7 when EqualsIgnoringCase(name, "upgrade"u8):
-                // Only noted: the handler that takes upgrades reads the handshake's fields itself (WebSockets/).
-                facts.Upgrade = true;
-                break;
             case 6 when EqualsIgnoringCase(name, "expect"u8):
                 // RFC 9110 §10.1.1: the only expectation defined; others are ignored rather than answered with 417.
                 facts.ExpectContinue |= Ascii.EqualsIgnoreCase(value, "100-continue"u8);
@@ -370,7 +374,6 @@ internal sealed partial class HttpParser
         // A client that waits for "100 Continue" before sending its body gets one (RFC 9110 §10.1.1): HTTP/1.1 only,
         // and only when there is a body to wait for.
         head.ExpectContinue = facts.ExpectContinue && head.Version == HttpVersion.Http11 && head.BodyKind != BodyKind.None;
-        head.Upgrade = facts.Upgrade;
         return RequestRejection.None;
     }
 }

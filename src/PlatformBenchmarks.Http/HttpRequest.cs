@@ -34,10 +34,25 @@ public readonly ref partial struct HttpRequest
     public HttpMethod Method => _info.Method;
 
     /// <summary>
-    /// Whether the request has an Upgrade field: it may ask to switch protocols, as a WebSocket handshake does (see
-    /// <see cref="HttpResponse.AcceptWebSocket"/>). Known from the parse, so asking costs nothing.
+    /// Whether the request has an Upgrade field (RFC 9110 §7.8): it may ask to switch protocols, as a WebSocket
+    /// handshake does (see <see cref="HttpResponse.AcceptWebSocket"/>). Found by a walk of the fields when asked, so
+    /// only the handlers that take upgrades pay for it, not every parse.
     /// </summary>
-    public bool IsUpgradeRequest => _info.Upgrade;
+    public bool IsUpgradeRequest
+    {
+        get
+        {
+            foreach (Field line in Fields)
+            {
+                if (System.Text.Ascii.EqualsIgnoreCase(line.Name, "upgrade"u8))
+                {
+                    return true;
+                }
+            }
+
+            return false;
+        }
+    }
 
     /// <summary>Whether a body follows the head (Content-Length above 0, or chunked).</summary>
     public bool HasBody => _info.BodyKind != BodyKind.None;

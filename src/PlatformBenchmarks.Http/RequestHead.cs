@@ -11,8 +11,6 @@ internal struct RequestHead
     public bool KeepAlive;
     /// <summary>The client sent <c>Expect: 100-continue</c> and may wait for an interim response before its body.</summary>
     public bool ExpectContinue;
-    /// <summary>The request has an Upgrade field (RFC 9110 §7.8): a handler may switch the connection to another protocol.</summary>
-    public bool Upgrade;
     public BodyKind BodyKind;
     public int MethodLength;
     public int TargetStart;

@@ -164,12 +164,33 @@ public class HttpParserTests
     [InlineData("GET / HTTP/1.0\r\n\r\n", false)]
     [InlineData("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", true)]
     [InlineData("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\nHost: a\r\n\r\n", true)]
+    [InlineData("GET / HTTP/1.0\r\nConnection: KEEP-ALIVE\r\n\r\n", true)]
+    [InlineData("GET / HTTP/1.0\r\nConnection:keep-alive \r\n\r\n", true)]
+    [InlineData("GET / HTTP/1.0\r\nConnection: keep-alivE, close\r\n\r\n", false)]
+    [InlineData("GET / HTTP/1.0\r\nConnection: keep-alive2\r\n\r\n", false)]
+    [InlineData("GET / HTTP/1.0\r\nConnection: keep_alive\r\n\r\n", false)]
+    [InlineData("GET / HTTP/1.0\r\nConnectio_: keep-alive\r\n\r\n", false)]
     public void PersistenceFollowsVersionAndConnectionHeader(string request, bool keepAlive)
     {
         Parsed parsed = Parse(request);
 
         Assert.Equal(ParseStatus.Complete, parsed.Status);
         Assert.Equal(keepAlive, parsed.KeepAlive);
+    }
+
+    [Theory]
+    [InlineData("GET / HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\n\r\n", true)]
+    [InlineData("GET / HTTP/1.1\r\nHost: a\r\nuPGRADE:h2c\r\n\r\n", true)]
+    [InlineData("GET / HTTP/1.1\r\nHost: a\r\nUpgrade-Insecure-Requests: 1\r\n\r\n", false)]
+    [InlineData("GET / HTTP/1.1\r\nHost: a\r\nConnection: Upgrade\r\n\r\n", false)]
+    [InlineData("GET / HTTP/1.1\r\nHost: a\r\nX-Upgrade: websocket\r\n\r\n", false)]
+    public void AnUpgradeRequestIsOneWithAnUpgradeField(string text, bool upgrade)
+    {
+        var parser = new HttpParser(new HttpLimits());
+        ParseStatus status = parser.TryParseHead(new ReadOnlySequence<byte>(Requests.Bytes(text)), out RequestHead head, out ReadOnlySpan<byte> bytes, out _, out _);
+
+        Assert.Equal(ParseStatus.Complete, status);
+        Assert.Equal(upgrade, new HttpRequest(bytes, in head).IsUpgradeRequest);
     }
 
     [Theory]

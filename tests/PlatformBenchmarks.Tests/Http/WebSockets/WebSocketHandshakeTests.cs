@@ -69,18 +69,4 @@ public class WebSocketHandshakeTests
         PlatformBenchmarks.Http.WebSockets.WebSocketHandshake.ComputeAccept(System.Text.Encoding.ASCII.GetBytes(Frames.SampleKey), accept);
         Assert.Equal(Frames.SampleAccept, System.Text.Encoding.ASCII.GetString(accept));
     }
-
-    [Fact]
-    public void TheParserNotesAnUpgradeFieldAndNothingElseDoes()
-    {
-        Assert.True(Parse("GET / HTTP/1.1\r\nHost: a\r\nupgrade: websocket\r\n\r\n"));
-        Assert.False(Parse("GET / HTTP/1.1\r\nHost: a\r\nUpgrade-Insecure-Requests: 1\r\nConnection: Upgrade\r\n\r\n"));
-    }
-
-    private static bool Parse(string text)
-    {
-        var parser = new HttpParser(new HttpLimits());
-        Assert.Equal(ParseStatus.Complete, parser.TryParseHead(new System.Buffers.ReadOnlySequence<byte>(System.Text.Encoding.ASCII.GetBytes(text)), out RequestHead head, out _, out _, out _));
-        return head.Upgrade;
-    }
 }
