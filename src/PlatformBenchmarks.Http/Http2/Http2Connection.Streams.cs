@@ -27,9 +27,6 @@ internal sealed partial class Http2Connection<TApp> : IHttp2StreamHost
 
     public Lock Sync => _output.Sync;
 
-    /// <summary>For tests: the handlers that completed after the read that dispatched them.</summary>
-    internal int LateHandlersEnded { get; private set; }
-
     // The streams answered whole and kept only until the client ends its request (half-closed, local): no work of ours.
     private int _answeredStreams;
 
@@ -106,7 +103,6 @@ internal sealed partial class Http2Connection<TApp> : IHttp2StreamHost
         lock (Sync)
         {
             EndHandler(stream, fault);
-            LateHandlersEnded++;
             flush = QueueFlush();
             if (_output.OwedBytes > 0 && !_stallArmed)
             {

@@ -185,6 +185,7 @@ internal readonly struct EchoApplication(Gates? gates) : IHttpApplication
         }
 
         response.Write(HttpStatus.Ok, "text/plain"u8, Encoding.ASCII.GetBytes(echo));
+        gates.MarkAnswered(gate);
     }
 }
 
@@ -201,6 +202,11 @@ internal sealed class Gates
 
     public void Open(string name) => Get(name).Opened.TrySetResult();
 
+    /// <summary>Completes once the request let through the gate has written its answer.</summary>
+    public Task AnsweredAsync(string name) => Get(name).Answered.Task.WaitAsync(TimeSpan.FromSeconds(10));
+
+    public void MarkAnswered(string name) => Get(name).Answered.TrySetResult();
+
     /// <summary>Waits at the gate until the test opens it.</summary>
     public Task PassAsync(string name)
     {
@@ -216,5 +222,7 @@ internal sealed class Gates
         public TaskCompletionSource Reached { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
         public TaskCompletionSource Opened { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public TaskCompletionSource Answered { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
     }
 }

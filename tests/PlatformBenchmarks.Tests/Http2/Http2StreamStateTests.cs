@@ -193,10 +193,7 @@ public sealed class Http2StreamStateTests
         gates.Open("a");
         await stream.WaitingAsync();
         gates.Open("b");
-        while (connection.Connection.LateHandlersEnded < 2)
-        {
-            await Task.Delay(10);
-        }
+        await gates.AnsweredAsync("b");
 
         stream.Open();
         List<Http2TestFrame> frames = await connection.ReadUntilAsync(frame => frame.Type == Http2FrameType.Data && frame.StreamId == 3);
