@@ -277,7 +277,48 @@ internal sealed partial class HttpConnection<TApp> : IRequestBodyHost
             return Step.NeedMore;
         }
 
-        ParseStatus status = _parser.TryParseHead(buffer, out RequestHead head, out ReadOnlySpan<byte> headBytes, out int consumed, out rejection);
+        // Pipelined requests whole in the first segment, each answered at once and keeping the connection, are parsed
+        // and answered from one span, the buffer sliced once after them: what the loop above would do for each, without
+        // a slice of the sequence and a return to it per request. Anything else goes back to it as one step
+        // (docs/decisions/0008-measured-code-choices.md).
+        ReadOnlySpan<byte> first = buffer.FirstSpan;
+        int answered = 0;
+        RequestHead head;
+        ReadOnlySpan<byte> headBytes;
+        while (true)
+        {
+            ReadOnlySpan<byte> rest = first.Slice(answered);
+            int length = _parser.ParseInFirstSegment(rest, out head);
+            if (length == 0)
+            {
+                break;
+            }
+
+            headBytes = rest.Slice(0, length);
+            answered += length;
+            _clock.HeadCompleted();
+            if (head.BodyKind != BodyKind.None)
+            {
+                buffer = buffer.Slice(answered);
+                return DispatchWithBody(headBytes, in head, buffer, out pending);
+            }
+
+            _ = Dispatch(headBytes, in head, out pending);
+            if (answered == first.Length || !pending.IsCompletedSuccessfully || !_response.HasWritten || !_response.KeepAlive)
+            {
+                buffer = buffer.Slice(answered);
+                return Step.Dispatched;
+            }
+        }
+
+        // A head that does not end in the first segment, starts with empty lines, or is rejected: the parse goes on
+        // from where ParseInFirstSegment stopped.
+        if (answered > 0)
+        {
+            buffer = buffer.Slice(answered);
+        }
+
+        ParseStatus status = _parser.ParseAfterFirstSegment(buffer, ref head, out headBytes, out int consumed, out rejection);
         if (status != ParseStatus.Complete)
         {
             buffer = buffer.Slice(consumed);

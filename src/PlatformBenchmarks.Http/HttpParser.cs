@@ -100,7 +100,7 @@ internal sealed partial class HttpParser
     // wasted work (docs/decisions/0008-measured-code-choices.md).
     [MethodImpl(MethodImplOptions.NoInlining)]
     [SkipLocalsInit]
-    private int ParseInFirstSegment(ReadOnlySpan<byte> first, out RequestHead head)
+    internal int ParseInFirstSegment(ReadOnlySpan<byte> first, out RequestHead head)
     {
         head = default;
         if (_examined != 0 || first.IsEmpty || first[0] == (byte)'\r')
@@ -123,9 +123,13 @@ internal sealed partial class HttpParser
         return 0;
     }
 
-    /// <summary>Whatever <see cref="ParseInFirstSegment"/> did not finish: a rejection, leading empty lines, or a head that goes on.</summary>
+    /// <summary>
+    /// Whatever <see cref="ParseInFirstSegment"/> did not finish: a rejection, leading empty lines, or a head that goes
+    /// on. Called right after it returned 0, with the buffer whose first segment it was given and the head it left;
+    /// <see cref="TryParseHead"/> is the two together.
+    /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private ParseStatus ParseAfterFirstSegment(
+    internal ParseStatus ParseAfterFirstSegment(
         scoped in ReadOnlySequence<byte> buffer,
         scoped ref RequestHead head,
         out ReadOnlySpan<byte> headBytes,

@@ -289,6 +289,34 @@ public class HttpConnectionTests
     }
 
     [Fact]
+    public async Task AnUnansweredRequestInTheMiddleOfAReadGets500AfterTheAnswersBeforeItAndEndsTheConnection()
+    {
+        // One write, so the requests share a read: the ones before it are answered, nothing after it is.
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Get("/one") + Get("/two") + Get("/silent") + Get("/never"));
+
+        Assert.Equal("GET /one ", (await connection.ReadAsync())!.BodyText);
+        Assert.Equal("GET /two ", (await connection.ReadAsync())!.BodyText);
+        RawResponse unanswered = (await connection.ReadAsync())!;
+        Assert.Equal(500, unanswered.Status);
+        Assert.Equal("close", unanswered.Header("Connection"));
+        Assert.True(await connection.IsClosedAsync());
+    }
+
+    [Fact]
+    public async Task AConnectionCloseInTheMiddleOfAReadIsTheLastRequestAnswered()
+    {
+        await using var connection = new PipeConnection<EchoApplication>(default);
+        await connection.SendAsync(Get("/one") + Get("/two", "Connection: close\r\n") + Get("/never"));
+
+        Assert.Equal("GET /one ", (await connection.ReadAsync())!.BodyText);
+        RawResponse last = (await connection.ReadAsync())!;
+        Assert.Equal("GET /two ", last.BodyText);
+        Assert.Equal("close", last.Header("Connection"));
+        Assert.True(await connection.IsClosedAsync());
+    }
+
+    [Fact]
     public async Task RequestThatStopsArrivingGets408()
     {
         var limits = new HttpLimits { RequestHeadersTimeout = TimeSpan.FromSeconds(30), LingerTimeout = TimeSpan.Zero };
