@@ -42,18 +42,8 @@ internal static class WebSocketHandshake
     /// </summary>
     public static HandshakeOutcome Check(HttpRequest request, Span<byte> accept, out ReadOnlySpan<byte> reason)
     {
-        if (!request.IsUpgradeRequest)
-        {
-            reason = "Not a WebSocket handshake: no Upgrade field.\n"u8;
-            return HandshakeOutcome.BadRequest;
-        }
-
-        if (request.Method != HttpMethod.Get || request.Version != HttpVersion.Http11 || request.HasBody)
-        {
-            reason = "A WebSocket handshake is a GET of HTTP/1.1 without a body.\n"u8;
-            return HandshakeOutcome.BadRequest;
-        }
-
+        // One walk of the fields gathers every fact; they are judged after it in the order the reasons are given.
+        bool upgradeField = false;
         bool upgradeWebSocket = false;
         bool connectionUpgrade = false;
         int keys = 0;
@@ -65,6 +55,7 @@ internal static class WebSocketHandshake
             ReadOnlySpan<byte> name = field.Name;
             if (Ascii.EqualsIgnoreCase(name, "upgrade"u8))
             {
+                upgradeField = true;
                 upgradeWebSocket |= ListContains(field.Value, "websocket"u8);
             }
             else if (Ascii.EqualsIgnoreCase(name, "connection"u8))
@@ -81,6 +72,18 @@ internal static class WebSocketHandshake
                 versions++;
                 version13 = field.Value.SequenceEqual("13"u8);
             }
+        }
+
+        if (!upgradeField)
+        {
+            reason = "Not a WebSocket handshake: no Upgrade field.\n"u8;
+            return HandshakeOutcome.BadRequest;
+        }
+
+        if (request.Method != HttpMethod.Get || request.Version != HttpVersion.Http11 || request.HasBody)
+        {
+            reason = "A WebSocket handshake is a GET of HTTP/1.1 without a body.\n"u8;
+            return HandshakeOutcome.BadRequest;
         }
 
         if (!upgradeWebSocket || !connectionUpgrade)
