@@ -173,6 +173,9 @@ internal static partial class ListenSocket
         try
         {
             _ = Libc.SetOption(fd, Libc.SOL_SOCKET, Libc.SO_REUSEADDR, 1);
+            // Every response is written whole and at once, so Nagle's delay would only hold back the last segment. Set
+            // here, since Linux copies it to each accepted socket: one system call per listener, not per connection.
+            _ = Libc.SetOption(fd, Libc.IPPROTO_TCP, Libc.TCP_NODELAY, 1);
             // Each loop accepts from its own queue: the kernel spreads connections over the loops by hash, and a
             // connection is accepted by the thread that will own it, with no hand-off and no thundering herd.
             if (reusePort && Libc.SetOption(fd, Libc.SOL_SOCKET, Libc.SO_REUSEPORT, 1) != 0)

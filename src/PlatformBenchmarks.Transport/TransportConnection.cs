@@ -31,7 +31,6 @@ internal sealed partial class TransportConnection : ConnectionContext,
     private readonly TransportLoop _loop;
     private readonly Pipe _input;
     private readonly Pipe _output;
-    private readonly FeatureCollection _features = new();
     // ConnectionClosed's source, made on first read (the HTTP/1.1 engine never reads it, TLS does); s_closed once the
     // connection has closed, so a read after the close gets a token already canceled.
     private CancellationTokenSource? _closedSource;
@@ -59,12 +58,6 @@ internal sealed partial class TransportConnection : ConnectionContext,
         _output = new Pipe(loop.OutputOptions);
         Transport = new DuplexPipe(_input.Reader, _output.Writer);
         _resumeReceiving = ResumeReceiving;
-        _features.Set<IConnectionIdFeature>(this);
-        _features.Set<IConnectionTransportFeature>(this);
-        _features.Set<IConnectionItemsFeature>(this);
-        _features.Set<IConnectionLifetimeFeature>(this);
-        _features.Set<IConnectionEndPointFeature>(this);
-        _features.Set<ITransportLoopFeature>(this);
     }
 
     /// <summary>The socket; -1 once closed. Loop thread only.</summary>
@@ -87,7 +80,7 @@ internal sealed partial class TransportConnection : ConnectionContext,
         set => _id = value;
     }
 
-    public override IFeatureCollection Features => _features;
+    public override IFeatureCollection Features => this;
 
     /// <summary>Canceled, on the thread pool, once the connection has closed.</summary>
     public override CancellationToken ConnectionClosed
@@ -154,11 +147,32 @@ internal sealed partial class TransportConnection : ConnectionContext,
         }
         else
         {
-            TransportLog.ConnectionError(_loop.Logger, ConnectionId, -result);
-            CompleteInput(new ConnectionResetException($"The connection was reset (errno {-result})."));
+            InputFailed(result);
         }
 
         return false;
+    }
+
+    /// <summary>
+    /// A receive failed. A reset ends the input as the end of the stream does: the peer's abortive close is how load
+    /// generators and browsers routinely drop a connection, and an exception there would be thrown through every
+    /// layer of the application once per connection (docs/decisions/0017-connection-cost.md). What was received
+    /// before it is still read; a body or frame it cut short is the protocol's own truncation error, and a send after
+    /// it fails with the socket's error. Any other failure completes the input with <see cref="ConnectionResetException"/>.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void InputFailed(int result)
+    {
+        TransportLog.ConnectionError(_loop.Logger, ConnectionId, -result);
+        if (result == -Libc.ECONNRESET)
+        {
+            _peerClosed = true;
+            CompleteInput(null);
+        }
+        else
+        {
+            CompleteInput(new ConnectionResetException($"The connection failed (errno {-result})."));
+        }
     }
 
     /// <summary>

@@ -200,7 +200,6 @@ internal abstract class TransportLoop : PipeScheduler
     /// <summary>A kind's accept produced <paramref name="fd"/>: make it a connection of this loop and hand it to the application.</summary>
     protected void Accepted(int fd, in Libc.SocketAddress remote)
     {
-        _ = Libc.SetOption(fd, Libc.IPPROTO_TCP, Libc.TCP_NODELAY, 1);
         if (fd >= _connections.Length)
         {
             Array.Resize(ref _connections, Math.Max(fd + 1, _connections.Length * 2));

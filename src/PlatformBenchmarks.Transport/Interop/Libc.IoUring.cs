@@ -52,6 +52,7 @@ internal static partial class Libc
 
     public const ushort IORING_RECV_MULTISHOT = 1 << 1;
     public const uint IORING_ASYNC_CANCEL_ALL = 1U << 0;
+    public const uint IORING_ASYNC_CANCEL_FD = 1U << 1;
     public const uint IORING_ASYNC_CANCEL_ANY = 1U << 2;
 
     public const uint IORING_CQE_F_MORE = 1U << 1;
@@ -84,9 +85,6 @@ internal static partial class Libc
     public static unsafe partial int MemoryUnmap(void* address, nuint length);
 
     public static readonly unsafe void* MapFailed = (void*)-1;
-
-    [LibraryImport(Library, EntryPoint = "getpeername", SetLastError = true)]
-    public static unsafe partial int GetPeerName(int fd, SocketAddress* address, uint* length);
 
     /// <summary>struct io_uring_getevents_arg: with IORING_ENTER_EXT_ARG, a wait with a timeout.</summary>
     [StructLayout(LayoutKind.Sequential)]

@@ -23,6 +23,7 @@ internal static partial class Libc
     public const int ENFILE = 23;
     public const int EMFILE = 24;
     public const int ECONNABORTED = 103;
+    public const int ECONNRESET = 104;
     public const int ENOBUFS = 105;
 
     [LibraryImport(Library, EntryPoint = "close", SetLastError = true)]

@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Diagnostics;
+using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using PlatformBenchmarks.Transport.Interop;
@@ -17,7 +18,8 @@ namespace PlatformBenchmarks.Transport.IoUring;
 /// completions, so steady state costs a fraction of a system call per request rather than the receive and send of a
 /// readiness loop.
 ///
-/// Memory: the wake-up counter and each slot's msghdr are native memory the loop allocates and frees. The addresses a
+/// Memory: the wake-up counter, the armed accepts' peer addresses and each slot's msghdr are native memory the loop
+/// allocates and frees. The addresses a
 /// send gives the kernel are of pool blocks (pinned for the pool's life, marked lent) or of foreign memory pinned by the
 /// slot, and the slot holds them until that send's completion is reaped. <see cref="ReleaseResources"/> frees nothing
 /// while an operation is in flight: the kernel may still read or write through it.
@@ -43,6 +45,11 @@ internal sealed class IoUringLoop : TransportLoop
     private readonly ProvidedBufferRing _buffers;
     private readonly int _eventFd;
     private readonly unsafe ulong* _wakeValue;
+
+    // One entry per armed accept, where the kernel writes the peer's address as it completes it (so no getpeername per
+    // connection); a set bit in _freeAcceptAddresses is an entry no accept in flight names.
+    private readonly unsafe AcceptAddress* _acceptAddresses;
+    private uint _freeAcceptAddresses = (1U << AcceptsInFlight) - 1;
     private readonly List<Slot> _slots = [];
     private readonly Stack<int> _freeSlots = new();
     private int _listenFd;
@@ -82,6 +89,7 @@ internal sealed class IoUringLoop : TransportLoop
         }
 
         _wakeValue = (ulong*)NativeMemory.Alloc(sizeof(ulong));
+        _acceptAddresses = (AcceptAddress*)NativeMemory.AllocZeroed(AcceptsInFlight, (nuint)sizeof(AcceptAddress));
     }
 
     private enum Operation : uint
@@ -253,13 +261,12 @@ internal sealed class IoUringLoop : TransportLoop
 
         if (_accepting > 0)
         {
-            // The armed accepts hold the listening socket open: cancel them all, and submit now, so the port is released
-            // before the close below rather than at the next turn.
+            // The armed accepts hold the listening socket open: cancel them all (every operation on the listening
+            // socket is one), and submit now, so the port is released before the close below rather than at the next turn.
             Libc.SubmissionEntry* entry = _ring.Next();
             entry->Opcode = Libc.IORING_OP_ASYNC_CANCEL;
-            entry->Fd = -1;
-            entry->OpFlags = Libc.IORING_ASYNC_CANCEL_ALL;
-            entry->Address = UserData(Operation.Accept, 0);
+            entry->Fd = _listenFd;
+            entry->OpFlags = Libc.IORING_ASYNC_CANCEL_ALL | Libc.IORING_ASYNC_CANCEL_FD;
             entry->UserData = UserData(Operation.Cancel, uint.MaxValue);
             _inFlight++;
             if (_enabled)
@@ -287,6 +294,7 @@ internal sealed class IoUringLoop : TransportLoop
 
             _buffers.Dispose();
             NativeMemory.Free(_wakeValue);
+            NativeMemory.Free(_acceptAddresses);
         }
     }
 
@@ -381,12 +389,19 @@ internal sealed class IoUringLoop : TransportLoop
 
         while (_accepting < AcceptsInFlight)
         {
+            // As many entries as accepts in flight, each freed as its accept completes: there is always one here.
+            int index = BitOperations.TrailingZeroCount(_freeAcceptAddresses);
+            _freeAcceptAddresses &= ~(1U << index);
+            AcceptAddress* peer = &_acceptAddresses[index];
+            peer->Length = Libc.SocketAddress.Size;
             Libc.SubmissionEntry* entry = _ring.Next();
             entry->Opcode = Libc.IORING_OP_ACCEPT;
             entry->Fd = _listenFd;
+            entry->Address = (ulong)&peer->Address;
+            entry->Offset = (ulong)&peer->Length;
             // Blocking sockets: io_uring waits for readiness itself, and the few direct calls (shutdown, close) never block.
             entry->OpFlags = Libc.SOCK_CLOEXEC;
-            entry->UserData = UserData(Operation.Accept, 0);
+            entry->UserData = UserData(Operation.Accept, (uint)index);
             _accepting++;
             _inFlight++;
         }
@@ -412,7 +427,7 @@ internal sealed class IoUringLoop : TransportLoop
                     Sent(_slots[(int)slot], completion.Result);
                     break;
                 case Operation.Accept:
-                    AcceptCompleted(completion.Result);
+                    AcceptCompleted(completion.Result, (int)slot);
                     break;
                 case Operation.Wake:
                     // Only to end the wait; the queue is run at the top of the loop.
@@ -539,9 +554,12 @@ internal sealed class IoUringLoop : TransportLoop
         ReleaseIfIdle(slot);
     }
 
-    private unsafe void AcceptCompleted(int result)
+    private unsafe void AcceptCompleted(int result, int index)
     {
         _accepting--;
+        // The completion is reaped: the kernel is done with this entry's memory.
+        Libc.SocketAddress address = _acceptAddresses[index].Address;
+        _freeAcceptAddresses |= 1U << index;
         if (result >= 0)
         {
             if (_listenFd < 0 || Stopping)
@@ -550,13 +568,6 @@ internal sealed class IoUringLoop : TransportLoop
                 Libc.SetResetOnClose(result);
                 _ = Libc.Close(result);
                 return;
-            }
-
-            Libc.SocketAddress address;
-            uint length = Libc.SocketAddress.Size;
-            if (Libc.GetPeerName(result, &address, &length) != 0)
-            {
-                address = default;
             }
 
             Accepted(result, in address);
@@ -729,4 +740,13 @@ internal sealed class IoUringLoop : TransportLoop
             _message = null;
         }
     }
+
+    /// <summary>Where an armed accept's kernel writes the peer's address (sockaddr_in6 at most) and its length.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    private struct AcceptAddress
+    {
+        public Libc.SocketAddress Address;
+        public uint Length;
+    }
+
 }
