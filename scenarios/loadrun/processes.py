@@ -18,11 +18,17 @@ from loadrun.model import DB_SCRIPT, ROOT, SERVER_BIN, SERVER_PROJECT, RunError,
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process and of its descendants (a server started through a launcher or a script is
+    """User + system CPU time of a process and of its descendants (cpu_times)."""
+    user, system = cpu_times(pid)
+    return user + system
+
+
+def cpu_times(pid: int) -> tuple[float, float]:
+    """User and system CPU time of a process and of its descendants (a server started through a launcher or a script is
     still counted whole): the live ones, and those that ended and were waited for by a process in the tree (cutime and
     cstime), so a child that ends between two readings does not take its time out of the sum. /proc/<pid>/stat also
     counts threads that have already exited, which summing /proc/<pid>/task/*/stat would miss."""
-    total = 0.0
+    user = system = 0
     pending = [pid]
     while pending:
         current = pending.pop()
@@ -32,9 +38,11 @@ def cpu_seconds(pid: int) -> float:
         except OSError:
             continue  # it ended meanwhile
         # After the command name: state is field 3, utime 14, stime 15, cutime 16, cstime 17 (proc(5)).
-        total += (int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+        user += int(fields[11]) + int(fields[13])
+        system += int(fields[12]) + int(fields[14])
         pending += children_of(current)
-    return total
+    ticks = os.sysconf("SC_CLK_TCK")
+    return user / ticks, system / ticks
 
 
 def children_of(pid: int) -> list[int]:

@@ -74,6 +74,7 @@ def markdown(document: dict) -> str:
     lines.append("")
     runs = measured(document)
     lines += comparison(document)
+    lines += cpu_split(document)
     for name, test in TESTS.items():
         rows = [run for run in runs if run["test"] == name]
         if not rows:
@@ -142,7 +143,43 @@ def means(document: dict) -> dict[tuple[str, int, str], dict]:
         cpus = [run["server_cpu_us_per_response"] for run in runs if run["server_cpu_us_per_response"] is not None]
         result[key] = {"rps": sum(run["rps"] for run in runs) / len(runs),
                        "cpu": sum(cpus) / len(cpus) if cpus else None, "rounds": len(runs)}
+        for part in ("user", "system"):
+            values = [run[f"server_{part}_us_per_response"] for run in runs if run.get(f"server_{part}_us_per_response") is not None]
+            result[key][part] = sum(values) / len(values) if values else None
     return result
+
+
+def cpu_split(document: dict) -> list[str]:
+    """The server's CPU per response as user and system time, means over the rounds, and the user time's quotient
+    against the baseline target: the user time is the server's own code, the system time the kernel's work for it,
+    which on a machine shared with the load generator carries most of the swings between rounds. Results recorded
+    before the runner kept the two apart have no such section."""
+    table = means(document)
+    if not any(entry.get("user") is not None for entry in table.values()):
+        return []
+    targets = [target["name"] for target in document["targets"]]
+    base = baseline_of(document)
+    others = [name for name in targets if name != base] if len(targets) > 1 else []
+    header = "| Test | Level | " + " | ".join(f"{target} user µs | {target} system µs" for target in targets)
+    header += "".join(f" | {other} / {base} user" for other in others) + " |"
+    lines = ["## Server CPU: user and system", "",
+             "Means over the rounds of the server's user and system CPU µs per response"
+             + (f", and the quotient of the user means against **{base}**" if others else "") + ". User time is the "
+             "server's own code; system time is the kernel's work for it, where a machine shared with the load generator "
+             "shows most of its swings between rounds. Runs with errors are left out.", "", header,
+             "|---|---:|" + "---:|" * (2 * len(targets) + len(others))]
+    for name in TESTS:
+        for level in sorted({level for (t, level, _) in table if t == name}):
+            cells = []
+            for target in targets:
+                entry = table.get((name, level, target)) or {}
+                cells += [f"{entry['user']:.2f}" if entry.get("user") is not None else "–",
+                          f"{entry['system']:.2f}" if entry.get("system") is not None else "–"]
+            reference = table.get((name, level, base)) or {}
+            cells += [ratio((table.get((name, level, other)) or {}).get("user"), reference.get("user")) for other in others]
+            lines.append(f"| {name} | {level} | " + " | ".join(cells) + " |")
+    lines.append("")
+    return lines
 
 
 def median_round_ratio(document: dict, test: str, level: int, target: str, base: str) -> str:

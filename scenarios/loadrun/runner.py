@@ -23,7 +23,7 @@ from loadrun.model import (ARENA_SCRIPT, PIPELINE_DEPTH, PIPELINE_SCRIPT, PROFIL
 from loadrun.gcannon import (COUNTING_DELAY_S, answer_problem, gcannon_command, parse_gcannon, url_request,
                              websocket_echo_problem, write_templates)
 from loadrun.h2load import h2load_command, parse_h2load
-from loadrun.processes import children_cpu_seconds, cpu_seconds, say, unverified_tls
+from loadrun.processes import children_cpu_seconds, cpu_times, say, unverified_tls
 from loadrun.report import fmt_ms
 from loadrun.wrk import parse_wrk, problems_of
 
@@ -120,11 +120,11 @@ class Runner:
         say(f"{label}: {shlex.join(command)}")
         measure = phase == "level" and target.pid is not None
         client_before = children_cpu_seconds()
-        server_before = cpu_seconds(target.pid) if measure and not counting_delay else 0.0
+        server_before = cpu_times(target.pid) if measure and not counting_delay else (0.0, 0.0)
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
         if measure and counting_delay:
             time.sleep(counting_delay)
-            server_before = cpu_seconds(target.pid)
+            server_before = cpu_times(target.pid)
         try:
             stdout, stderr = process.communicate(timeout=seconds + self.GENERATOR_GRACE_S)
         except subprocess.TimeoutExpired:
@@ -132,15 +132,24 @@ class Runner:
             stdout, stderr = process.communicate()
             stderr += f"\n(stopped by the runner {seconds + self.GENERATOR_GRACE_S} s after its start)\n"
         client_cpu = children_cpu_seconds() - client_before
-        server_cpu = cpu_seconds(target.pid) - server_before if measure else None
+        # User time is the server's own code; system time is the kernel's work for it (on a shared machine, also where
+        # most of the swings between rounds show): kept apart as well as summed.
+        server_user, server_system = (None, None)
+        if measure:
+            server_after = cpu_times(target.pid)
+            server_user, server_system = server_after[0] - server_before[0], server_after[1] - server_before[1]
+        server_cpu = server_user + server_system if measure else None
         raw = self.out_dir / "raw" / (re.sub(r"[^\w.-]", "_", label) + ".txt")
         raw.write_text(shlex.join(command) + "\n\n" + stdout + stderr, encoding="utf-8")
         run = {"round": self.round, "target": target.name, "test": test.name, "phase": phase, "level": level, "url": url,
                "connections": connections, "threads": threads, "pipeline": pipeline, "duration_s": seconds,
                "tool": tool, "command": command, **parse(stdout), "exit_code": process.returncode,
-               "server_cpu_s": server_cpu, "wrk_cpu_s": client_cpu, "raw": str(raw.relative_to(self.out_dir))}
+               "server_cpu_s": server_cpu, "server_user_s": server_user, "server_system_s": server_system,
+               "wrk_cpu_s": client_cpu, "raw": str(raw.relative_to(self.out_dir))}
         responses = run["requests"] or 0
         run["server_cpu_us_per_response"] = server_cpu * 1e6 / responses if server_cpu is not None and responses else None
+        run["server_user_us_per_response"] = server_user * 1e6 / responses if server_user is not None and responses else None
+        run["server_system_us_per_response"] = server_system * 1e6 / responses if server_system is not None and responses else None
         run["wrk_cpu_us_per_response"] = client_cpu * 1e6 / responses if responses else None
         self.document["runs"].append(run)
         self.save()

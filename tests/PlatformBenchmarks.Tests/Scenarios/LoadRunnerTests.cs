@@ -128,6 +128,16 @@ public sealed class LoadRunnerTests(ServerFixture server) : IDisposable
             .GetProperty("server_cpu_us_per_response").GetDouble();
         double[] quotients = [Cpu(1, "second") / Cpu(1, "first"), Cpu(2, "second") / Cpu(2, "first")];
         Assert.Equal(quotients.Average().ToString("F2", CultureInfo.InvariantCulture), row.Split('|', StringSplitOptions.TrimEntries)[8]);
+
+        // User and system time are kept apart too, and add up to the CPU per response; the report gives their means
+        // and the user means' quotient.
+        double Part(JsonElement run, string part) => run.GetProperty($"server_{part}_us_per_response").GetDouble();
+        Assert.All(levels, run => Assert.Equal(run.GetProperty("server_cpu_us_per_response").GetDouble(), Part(run, "user") + Part(run, "system"), 6));
+        Assert.Contains("| Test | Level | first user µs | first system µs | second user µs | second system µs | second / first user |", markdown, StringComparison.Ordinal);
+        string[] split = markdown.Split('\n').Single(line => line.StartsWith("| json | 16 |", StringComparison.Ordinal)).Split('|', StringSplitOptions.TrimEntries);
+        double MeanUser(string target) => levels.Where(r => r.GetProperty("target").GetString() == target).Average(r => Part(r, "user"));
+        Assert.Equal(MeanUser("first").ToString("F2", CultureInfo.InvariantCulture), split[3]);
+        Assert.Equal(MeanUser("first") == 0 ? "–" : (MeanUser("second") / MeanUser("first")).ToString("F2", CultureInfo.InvariantCulture), split[7]);
         Assert.Equal(["bar first json 16", "bar second json 16"], ChartBars());
     }
 
