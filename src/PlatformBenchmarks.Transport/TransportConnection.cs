@@ -26,6 +26,7 @@ internal sealed partial class TransportConnection : ConnectionContext,
     IConnectionEndPointFeature, ITransportLoopFeature
 {
     private static readonly CancellationTokenSource s_closed = CreateCanceled();
+    private static readonly TaskCompletionSource s_closedSignal = CreateCompleted();
     private static long s_lastId;
 
     private readonly TransportLoop _loop;
@@ -34,10 +35,17 @@ internal sealed partial class TransportConnection : ConnectionContext,
     // ConnectionClosed's source, made on first read (the HTTP/1.1 engine never reads it, TLS does); s_closed once the
     // connection has closed, so a read after the close gets a token already canceled.
     private CancellationTokenSource? _closedSource;
-    private readonly TaskCompletionSource _closedTask = new(TaskCreationOptions.RunContinuationsAsynchronously);
-    private readonly Action _resumeReceiving;
+    // What DisposeAsync waits on for the close, made only when it has to wait: s_closedSignal once the connection has
+    // closed, which it mostly has by then, as the close follows the dispose on the loop in the same turn.
+    private TaskCompletionSource? _closedSignal;
+    private Action? _resumeReceiving;
     private string? _id;
     private IDictionary<object, object?>? _items;
+
+    // The peer's address as accept gave it, made an IPEndPoint only when someone asks: mostly nobody does.
+    private readonly Libc.SocketAddress _remoteAddress;
+    private EndPoint? _remote;
+    private bool _remoteMade;
 
     // Loop-thread state.
     private ValueTask<FlushResult> _pausedFlush;
@@ -48,16 +56,15 @@ internal sealed partial class TransportConnection : ConnectionContext,
     private bool _disposeRequested;
     private bool _closed;
 
-    public TransportConnection(TransportLoop loop, int fd, IPEndPoint? remote, EndPoint? local)
+    public TransportConnection(TransportLoop loop, int fd, in Libc.SocketAddress remote, EndPoint? local)
     {
         _loop = loop;
         Fd = fd;
-        RemoteEndPoint = remote;
+        _remoteAddress = remote;
         LocalEndPoint = local;
         _input = new Pipe(loop.InputOptions);
         _output = new Pipe(loop.OutputOptions);
         Transport = new DuplexPipe(_input.Reader, _output.Writer);
-        _resumeReceiving = ResumeReceiving;
     }
 
     /// <summary>The socket; -1 once closed. Loop thread only.</summary>
@@ -81,6 +88,28 @@ internal sealed partial class TransportConnection : ConnectionContext,
     }
 
     public override IFeatureCollection Features => this;
+
+    /// <summary>The peer's address: null for a family other than IPv4 and IPv6. Made on first read, from any thread.</summary>
+    public override EndPoint? RemoteEndPoint
+    {
+        get
+        {
+            if (!Volatile.Read(ref _remoteMade))
+            {
+                // Two first reads at once each make an equal value; either may stay.
+                _remote = SocketAddresses.ToEndPoint(in _remoteAddress);
+                Volatile.Write(ref _remoteMade, true);
+            }
+
+            return _remote;
+        }
+
+        set
+        {
+            _remote = value;
+            Volatile.Write(ref _remoteMade, true);
+        }
+    }
 
     /// <summary>Canceled, on the thread pool, once the connection has closed.</summary>
     public override CancellationToken ConnectionClosed
@@ -214,7 +243,7 @@ internal sealed partial class TransportConnection : ConnectionContext,
         WantsReceive = false;
         _loop.ReceiveChanged(this);
         _pausedFlush = flush;
-        flush.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_resumeReceiving);
+        flush.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_resumeReceiving ??= ResumeReceiving);
     }
 
     // The input pipe's writer scheduler is the loop: this runs there.
@@ -297,16 +326,23 @@ internal sealed partial class TransportConnection : ConnectionContext,
             connection._disposeRequested = true;
             connection.TryClose();
         }, this);
-        if (!_closedTask.Task.IsCompleted)
+        TaskCompletionSource? closed = Volatile.Read(ref _closedSignal);
+        if (closed is null)
+        {
+            var created = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            closed = Interlocked.CompareExchange(ref _closedSignal, created, null) ?? created;
+        }
+
+        if (!closed.Task.IsCompleted)
         {
             try
             {
-                await _closedTask.Task.WaitAsync(_loop.Listener.Options.DrainTimeout, _loop.Time);
+                await closed.Task.WaitAsync(_loop.Listener.Options.DrainTimeout, _loop.Time);
             }
             catch (TimeoutException)
             {
                 Abort(new ConnectionAbortedException("The peer did not take the rest of the output in time."));
-                await _closedTask.Task;
+                await closed.Task;
             }
         }
 
@@ -360,7 +396,14 @@ internal sealed partial class TransportConnection : ConnectionContext,
             ThreadPool.UnsafeQueueUserWorkItem(static s => ((CancellationTokenSource)s!).Cancel(), closed, preferLocal: false);
         }
 
-        _closedTask.TrySetResult();
+        Interlocked.Exchange(ref _closedSignal, s_closedSignal)?.TrySetResult();
+    }
+
+    private static TaskCompletionSource CreateCompleted()
+    {
+        var source = new TaskCompletionSource();
+        source.SetResult();
+        return source;
     }
 
     private static CancellationTokenSource CreateCanceled()

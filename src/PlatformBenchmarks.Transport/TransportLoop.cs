@@ -205,7 +205,7 @@ internal abstract class TransportLoop : PipeScheduler
             Array.Resize(ref _connections, Math.Max(fd + 1, _connections.Length * 2));
         }
 
-        var connection = new TransportConnection(this, fd, SocketAddresses.ToEndPoint(in remote), _listener.EndPoint);
+        var connection = new TransportConnection(this, fd, in remote, _listener.EndPoint);
         _connections[fd] = connection;
         Interlocked.Increment(ref _connectionCount);
         connection.Start();
