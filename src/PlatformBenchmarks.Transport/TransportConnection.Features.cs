@@ -14,6 +14,16 @@ internal sealed partial class TransportConnection : IFeatureCollection
 {
     private const int FirstExtraCapacity = 4;
 
+    private static readonly Type[] s_ownFeatures =
+    [
+        typeof(IConnectionIdFeature),
+        typeof(IConnectionTransportFeature),
+        typeof(IConnectionItemsFeature),
+        typeof(IConnectionLifetimeFeature),
+        typeof(IConnectionEndPointFeature),
+        typeof(ITransportLoopFeature),
+    ];
+
     // Features set on the connection, in the order first set. A null value hides one of the connection's own features
     // (Set with null); for any other type it is the same as no entry.
     private KeyValuePair<Type, object?>[]? _extraFeatures;
@@ -70,16 +80,6 @@ internal sealed partial class TransportConnection : IFeatureCollection
     }
 
     IEnumerator IEnumerable.GetEnumerator() => ((IEnumerable<KeyValuePair<Type, object>>)this).GetEnumerator();
-
-    private static readonly Type[] s_ownFeatures =
-    [
-        typeof(IConnectionIdFeature),
-        typeof(IConnectionTransportFeature),
-        typeof(IConnectionItemsFeature),
-        typeof(IConnectionLifetimeFeature),
-        typeof(IConnectionEndPointFeature),
-        typeof(ITransportLoopFeature),
-    ];
 
     private static bool IsOwnFeature(Type key) =>
         key == typeof(IConnectionIdFeature) || key == typeof(IConnectionTransportFeature) || key == typeof(IConnectionItemsFeature)

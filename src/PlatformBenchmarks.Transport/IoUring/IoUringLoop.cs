@@ -19,10 +19,10 @@ namespace PlatformBenchmarks.Transport.IoUring;
 /// readiness loop.
 ///
 /// Memory: the wake-up counter, the armed accepts' peer addresses and each slot's msghdr are native memory the loop
-/// allocates and frees. The addresses a
-/// send gives the kernel are of pool blocks (pinned for the pool's life, marked lent) or of foreign memory pinned by the
-/// slot, and the slot holds them until that send's completion is reaped. <see cref="ReleaseResources"/> frees nothing
-/// while an operation is in flight: the kernel may still read or write through it.
+/// allocates and frees. The addresses a send gives the kernel are of pool blocks (pinned for the pool's life, marked
+/// lent) or of foreign memory pinned by the slot, and the slot holds them until that send's completion is reaped.
+/// <see cref="ReleaseResources"/> frees nothing while an operation is in flight: the kernel may still read or write
+/// through it.
 /// </summary>
 internal sealed class IoUringLoop : TransportLoop
 {
@@ -748,5 +748,4 @@ internal sealed class IoUringLoop : TransportLoop
         public Libc.SocketAddress Address;
         public uint Length;
     }
-
 }
