@@ -81,9 +81,8 @@ internal sealed partial class TransportConnection : IFeatureCollection
 
     IEnumerator IEnumerable.GetEnumerator() => ((IEnumerable<KeyValuePair<Type, object>>)this).GetEnumerator();
 
-    private static bool IsOwnFeature(Type key) =>
-        key == typeof(IConnectionIdFeature) || key == typeof(IConnectionTransportFeature) || key == typeof(IConnectionItemsFeature)
-        || key == typeof(IConnectionLifetimeFeature) || key == typeof(IConnectionEndPointFeature) || key == typeof(ITransportLoopFeature);
+    // Looked up once or twice per connection, never per request: the one list is the whole truth.
+    private static bool IsOwnFeature(Type key) => Array.IndexOf(s_ownFeatures, key) >= 0;
 
     private int IndexOfExtra(Type key)
     {
