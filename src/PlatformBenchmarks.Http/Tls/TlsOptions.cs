@@ -34,6 +34,26 @@ public sealed class TlsOptions
     /// <summary>What encrypts and decrypts the records (<see cref="TlsEngine"/>).</summary>
     // OpenSSL on the loop: less server CPU per response than SslStream (docs/decisions/0021-tls-engine.md).
     public TlsEngine Engine { get; set; } = TlsEngine.OpenSsl;
+
+    /// <summary>What protects TLS 1.3's records after the OpenSSL engine's handshake (<see cref="TlsRecordLayer"/>).</summary>
+    // On the loop: less server CPU per response than OpenSSL's record layer (docs/decisions/0022-tls13-records-on-the-loop.md).
+    public TlsRecordLayer RecordLayer { get; set; } = TlsRecordLayer.Loop;
+}
+
+/// <summary>
+/// Who protects TLS 1.3's records once the OpenSSL engine's handshake is done (docs/decisions/0022-tls13-records-on-the-loop.md).
+/// TLS 1.2's records, and every record on the SslStream engine, stay with the TLS library.
+/// </summary>
+public enum TlsRecordLayer
+{
+    /// <summary>
+    /// The loop: OpenSSL hands over the traffic secrets, and each record is sealed and opened with the suite's AEAD through
+    /// OpenSSL's EVP calls, as the kernel's TLS does where it has one.
+    /// </summary>
+    Loop,
+
+    /// <summary>OpenSSL's own record layer, through its memory BIOs.</summary>
+    OpenSsl,
 }
 
 /// <summary>The TLS engine under the listeners (docs/decisions/0021-tls-engine.md).</summary>

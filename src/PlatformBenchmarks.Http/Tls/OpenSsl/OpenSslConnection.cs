@@ -9,7 +9,8 @@ namespace PlatformBenchmarks.Http.Tls.OpenSsl;
 /// transport's pipes (the loop thread on our transports). Received ciphertext is written into the receiving BIO and
 /// decrypted straight into the codec's input pipe; the codec's flushed plaintext is encrypted into the sending BIO and
 /// read from it straight into the transport's output. No stream, no buffer between, no hand-off to another task
-/// (docs/decisions/0021-tls-engine.md).
+/// (docs/decisions/0021-tls-engine.md). On TLS 1.3 the records become the loop's after the handshake
+/// (OpenSslConnection.Records.cs, docs/decisions/0022-tls13-records-on-the-loop.md).
 /// </summary>
 /// <remarks>
 /// An <c>SSL</c> is not safe for concurrent use, and on Kestrel's sockets the receiving side and the codec's flush can
@@ -19,7 +20,7 @@ namespace PlatformBenchmarks.Http.Tls.OpenSsl;
 /// the gate: the connection holds one reference on <see cref="_ssl"/> from construction to <see cref="Dispose"/>, so
 /// the pointer is valid whenever <see cref="_disposed"/> is false, and no reference is taken per call.
 /// </remarks>
-internal sealed class OpenSslConnection : IDisposable
+internal sealed partial class OpenSslConnection : IDisposable
 {
     private readonly SafeSslHandle _ssl;
     private readonly nint _handle;
@@ -54,6 +55,10 @@ internal sealed class OpenSslConnection : IDisposable
         bool added = false;
         _ssl.DangerousAddRef(ref added);
         _handle = _ssl.DangerousGetHandle();
+        if (context.RecordLayer == TlsRecordLayer.Loop)
+        {
+            WatchSecrets();
+        }
     }
 
     /// <summary>
@@ -72,8 +77,11 @@ internal sealed class OpenSslConnection : IDisposable
                 throw new OperationCanceledException(cancellationToken);
             }
 
-            bool done = Handshake(result.Buffer, out string? failure);
-            input.AdvanceTo(result.Buffer.End);
+            // OpenSSL is given the records up to the one that ends the handshake; what follows stays in the transport's
+            // input, not yet looked at, for the receiving side's first read.
+            bool done = Handshake(result.Buffer, out long fed, out string? failure);
+            SequencePosition consumed = result.Buffer.GetPosition(fed);
+            input.AdvanceTo(consumed, done ? consumed : result.Buffer.End);
             // The server's flight, or the alert OpenSSL wrote before it refused the client.
             await SendAsync(cancellationToken).ConfigureAwait(false);
             if (failure is not null)
@@ -141,7 +149,9 @@ internal sealed class OpenSslConnection : IDisposable
     /// the stream, a record OpenSSL refuses, or the codec no longer reading; then completes it. Runs as the connection's
     /// receiving side for its whole life, resumed by the transport's reader.
     /// </summary>
-    public async Task ReceiveAsync(PipeWriter plaintext)
+    public Task ReceiveAsync(PipeWriter plaintext) => _records is null ? ReceiveThroughOpenSslAsync(plaintext) : ReceiveRecordsAsync(plaintext);
+
+    private async Task ReceiveThroughOpenSslAsync(PipeWriter plaintext)
     {
         PipeReader input = _transport.Input;
         try
@@ -183,11 +193,22 @@ internal sealed class OpenSslConnection : IDisposable
         }
     }
 
-    /// <summary>Encrypts <paramref name="data"/> into records in the sending BIO; nothing is sent yet.</summary>
+    /// <summary>Encrypts <paramref name="data"/> into records (in the sending BIO, or on the loop into the transport's output); nothing is flushed yet.</summary>
     public void Encrypt(ReadOnlySpan<byte> data)
     {
         lock (_gate)
         {
+            if (_records is not null)
+            {
+                // After a refused record the codec's last bytes are dropped, and the alert owed still goes out.
+                if (!_failed)
+                {
+                    SealHeld(data, _transport.Output);
+                }
+
+                return;
+            }
+
             EncryptHeld(data);
         }
     }
@@ -197,6 +218,12 @@ internal sealed class OpenSslConnection : IDisposable
     {
         lock (_gate)
         {
+            if (_records is not null)
+            {
+                ShutdownRecordsHeld(_transport.Output);
+                return;
+            }
+
             if (!_failed && !_disposed && LibSsl.SSL_shutdown(_ssl) < 0)
             {
                 LibSsl.ERR_clear_error();
@@ -218,13 +245,15 @@ internal sealed class OpenSslConnection : IDisposable
         bool any = false;
         lock (_gate)
         {
-            if (!data.IsEmpty)
+            if (_records is null && !data.IsEmpty)
             {
                 EncryptHeld(data);
             }
 
+            // OpenSSL's records, the handshake's last ones (its session tickets) included, go before any of the loop's;
+            // once they are sent, OpenSSL writes no more, and its BIO is not looked at again (BIO_ctrl is not cheap).
             nuint pending;
-            while (!_disposed && (pending = LibSsl.BIO_ctrl_pending(_sending)) > 0)
+            while (!_openSslDone && !_disposed && (pending = LibSsl.BIO_ctrl_pending(_sending)) > 0)
             {
                 int length = (int)Math.Min(pending, int.MaxValue);
                 Span<byte> destination = output.GetSpan(length);
@@ -236,6 +265,12 @@ internal sealed class OpenSslConnection : IDisposable
 
                 output.Advance(read);
                 any = true;
+            }
+
+            if (_records is not null)
+            {
+                _openSslDone = true;
+                any |= SendRecordsHeld(data, output);
             }
         }
 
@@ -249,6 +284,8 @@ internal sealed class OpenSslConnection : IDisposable
             if (!_disposed)
             {
                 _disposed = true;
+                _records?.Dispose();
+                ForgetSecrets();
                 _ssl.DangerousRelease();
                 _ssl.Dispose();
             }
@@ -285,47 +322,76 @@ internal sealed class OpenSslConnection : IDisposable
     }
 
     /// <summary>
-    /// SSL_get_error reads the thread's error queue, which must be empty before the call it judges (OpenSSL's contract):
-    /// on Kestrel's sockets the thread may have run other OpenSSL work. Looking costs less than emptying its 16 slots,
-    /// and the queue is empty but after a failure, which empties it itself.
+    /// Gives OpenSSL the received records one at a time, each whole or what there is of it, and runs the handshake after
+    /// each; stops after the record that ends it, so that what the client sent after its Finished is not OpenSSL's
+    /// (<paramref name="fed"/> is how much was given). Under one hold of the gate.
     /// </summary>
-    private static void ClearErrors()
-    {
-        if (LibSsl.ERR_peek_error() != 0)
-        {
-            LibSsl.ERR_clear_error();
-        }
-    }
-
-    private bool Handshake(ReadOnlySequence<byte> ciphertext, out string? failure)
+    private bool Handshake(ReadOnlySequence<byte> ciphertext, out long fed, out string? failure)
     {
         lock (_gate)
         {
             failure = null;
+            fed = 0;
             if (_disposed)
             {
                 // The BIO went with the SSL.
                 throw new IOException("The TLS connection has ended.");
             }
 
-            ReceiveHeld(ciphertext);
-            ClearErrors();
-            int result = LibSsl.SSL_do_handshake(_ssl);
-            if (result == 1)
+            LibSsl.ClearErrors();
+            while (NextHandshakeBytes(ciphertext.Slice(fed)) is long length and > 0)
             {
-                return true;
+                ReceiveHeld(ciphertext.Slice(fed, length));
+                fed += length;
+                int result = LibSsl.SSL_do_handshake(_ssl);
+                if (result == 1)
+                {
+                    CountServerRecords();
+                    HandshakeDone();
+                    return true;
+                }
+
+                if (LibSsl.SSL_get_error(_handle, result) != LibSsl.ErrorWantRead)
+                {
+                    _failed = true;
+                    failure = LibSsl.TakeError("the handshake");
+                    return false;
+                }
             }
 
-            int error = LibSsl.SSL_get_error(_handle, result);
-            if (error == LibSsl.ErrorWantRead)
-            {
-                return false;
-            }
-
-            _failed = true;
-            failure = LibSsl.TakeError("the handshake");
+            // What OpenSSL wrote in this step is sent before the next: counted now, it is counted once.
+            CountServerRecords();
             return false;
         }
+    }
+
+    /// <summary>
+    /// How many of <paramref name="received"/>'s bytes go to OpenSSL next: the rest of a record given in part, or the
+    /// next record (RFC 8446 §5.1: a 5-byte header, then its length) whole or in part; 0 until a header is whole.
+    /// </summary>
+    private long NextHandshakeBytes(ReadOnlySequence<byte> received)
+    {
+        if (received.IsEmpty)
+        {
+            return 0;
+        }
+
+        if (_handshakeRecordLeft == 0)
+        {
+            if (received.Length < Tls13RecordLayer.HeaderLength)
+            {
+                return 0;
+            }
+
+            Span<byte> header = stackalloc byte[Tls13RecordLayer.HeaderLength];
+            received.Slice(0, Tls13RecordLayer.HeaderLength).CopyTo(header);
+            // OpenSSL judges the header (a wrong type, version or length fails it at once), so garbage is given too.
+            _handshakeRecordLeft = Tls13RecordLayer.HeaderLength + ((header[3] << 8) | header[4]);
+        }
+
+        long length = Math.Min(_handshakeRecordLeft, received.Length);
+        _handshakeRecordLeft -= length;
+        return length;
     }
 
     /// <summary>
@@ -344,7 +410,7 @@ internal sealed class OpenSslConnection : IDisposable
 
             ReceiveHeld(ciphertext);
             // As in Handshake, once per read.
-            ClearErrors();
+            LibSsl.ClearErrors();
 
             while (true)
             {

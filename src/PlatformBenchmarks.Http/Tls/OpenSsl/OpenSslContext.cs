@@ -68,13 +68,22 @@ internal sealed class OpenSslContext : IDisposable
         LoadCertificate(options.CertificatePath!, options.KeyPath!);
 
         _self = new GCHandle<OpenSslContext>(this);
+        RecordLayer = options.RecordLayer;
         unsafe
         {
             LibSsl.SSL_CTX_set_alpn_select_cb(_context, &SelectProtocol, GCHandle<OpenSslContext>.ToIntPtr(_self));
+            if (RecordLayer == TlsRecordLayer.Loop)
+            {
+                // The traffic secrets reach the connection that takes over TLS 1.3's records; nothing is logged.
+                LibSsl.SSL_CTX_set_keylog_callback(_context, &OpenSslConnection.OnSecret);
+            }
         }
     }
 
     public SafeSslContextHandle Handle => _context;
+
+    /// <summary>Who protects TLS 1.3's records after the handshake.</summary>
+    public TlsRecordLayer RecordLayer { get; }
 
     /// <summary>The server's protocols, most preferred first, as ALPN names them.</summary>
     public ReadOnlyMemory<byte>[] Protocols => _protocols;

@@ -1,0 +1,348 @@
+using System.Buffers.Binary;
+using System.Security.Cryptography;
+
+namespace PlatformBenchmarks.Http.Tls.OpenSsl;
+
+/// <summary>
+/// TLS 1.3's record protection (RFC 8446 §5.2 and §5.3) for one connection after OpenSSL's handshake: the AEAD of the
+/// negotiated suite called through OpenSSL's EVP layer, one cipher context per direction keyed once, a nonce per record.
+/// What OpenSSL's own record layer does per record beyond that (its state machine, its BIOs, its provider parameters
+/// read per record) is what this saves (docs/decisions/0022-tls13-records-on-the-loop.md).
+/// </summary>
+/// <remarks>Not safe for concurrent use: <see cref="OpenSslConnection"/> calls it under its gate.</remarks>
+internal sealed class Tls13RecordLayer : IDisposable
+{
+    /// <summary>The record header: content type, legacy version, length (RFC 8446 §5.1).</summary>
+    public const int HeaderLength = 5;
+
+    public const int TagLength = 16;
+
+    /// <summary>Header, content type byte and tag: what a record adds to its plaintext.</summary>
+    public const int Overhead = HeaderLength + 1 + TagLength;
+
+    /// <summary>The most plaintext a record carries (RFC 8446 §5.1).</summary>
+    public const int MaxPlaintext = 1 << 14;
+
+    /// <summary>The longest protected record a peer may send (RFC 8446 §5.2: 2^14 + 256).</summary>
+    public const int MaxCiphertext = MaxPlaintext + 256;
+
+    public const byte ApplicationData = 23;
+    public const byte Handshake = 22;
+    public const byte Alert = 21;
+
+    private const int NonceLength = 12;
+
+    private readonly Direction _read;
+    private readonly Direction _write;
+
+    private Tls13RecordLayer(Direction read, Direction write)
+    {
+        _read = read;
+        _write = write;
+    }
+
+    /// <summary>
+    /// The record layer for <paramref name="protocolId"/> (the suite's IANA number), from the two application traffic
+    /// secrets, with <paramref name="writeSequence"/> records already sent under the server's (OpenSSL's session
+    /// tickets); null for a suite this layer does not protect, which stays with OpenSSL's.
+    /// </summary>
+    public static Tls13RecordLayer? Create(ushort protocolId, ReadOnlySpan<byte> clientSecret, ReadOnlySpan<byte> serverSecret, ulong writeSequence)
+    {
+        var suite = Suite.For(protocolId);
+        if (suite is null || clientSecret.Length != suite.HashLength || serverSecret.Length != suite.HashLength)
+        {
+            return null;
+        }
+
+        Direction? read = null;
+        try
+        {
+            read = new Direction(suite, clientSecret, encrypt: false, sequence: 0);
+            return new Tls13RecordLayer(read, new Direction(suite, serverSecret, encrypt: true, writeSequence));
+        }
+        catch
+        {
+            read?.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// Protects <paramref name="plaintext"/> (at most <see cref="MaxPlaintext"/> bytes) as one record of
+    /// <paramref name="type"/> into <paramref name="record"/>, which holds at least its length plus <see cref="Overhead"/>;
+    /// returns the record's length. No padding is added (RFC 8446 §5.4 leaves it to the sender).
+    /// </summary>
+    public int Seal(ReadOnlySpan<byte> plaintext, byte type, Span<byte> record)
+    {
+        int innerLength = plaintext.Length + 1;
+        int length = HeaderLength + innerLength + TagLength;
+        record[0] = ApplicationData;
+        record[1] = 3;
+        record[2] = 3;
+        BinaryPrimitives.WriteUInt16BigEndian(record[3..], (ushort)(innerLength + TagLength));
+        Span<byte> inner = record.Slice(HeaderLength, innerLength);
+        plaintext.CopyTo(inner);
+        inner[^1] = type;
+        _write.Begin();
+        _write.Aad(record[..HeaderLength]);
+        _write.Update(inner, inner);
+        _write.Finish(record.Slice(HeaderLength + innerLength, TagLength));
+        return length;
+    }
+
+    /// <summary>
+    /// Authenticates and decrypts <paramref name="record"/> (header and body, whole) into <paramref name="plaintext"/>,
+    /// which holds at least the body's length less <see cref="TagLength"/>. On success, gives the inner content type and
+    /// the content's length with its padding removed (RFC 8446 §5.4); otherwise the alert to send.
+    /// </summary>
+    public TlsAlert Open(ReadOnlySpan<byte> record, Span<byte> plaintext, out byte type, out int length)
+    {
+        type = 0;
+        length = 0;
+        int innerLength = record.Length - HeaderLength - TagLength;
+        if (innerLength < 1)
+        {
+            // Too short for the content type: it cannot authenticate (RFC 8446 §5.2).
+            return TlsAlert.BadRecordMac;
+        }
+
+        Span<byte> inner = plaintext[..innerLength];
+        _read.Begin();
+        _read.Aad(record[..HeaderLength]);
+        _read.Update(record.Slice(HeaderLength, innerLength), inner);
+        if (!_read.Verify(record[^TagLength..]))
+        {
+            inner.Clear();
+            return TlsAlert.BadRecordMac;
+        }
+
+        // The content type is the last byte that is not zero; a record of zeros only has none (§5.4).
+        int last = inner.LastIndexOfAnyExcept((byte)0);
+        if (last < 0)
+        {
+            return TlsAlert.UnexpectedMessage;
+        }
+
+        if (last > MaxPlaintext)
+        {
+            return TlsAlert.RecordOverflow;
+        }
+
+        type = inner[last];
+        length = last;
+        return TlsAlert.None;
+    }
+
+    /// <summary>The client's KeyUpdate (RFC 8446 §4.6.3): its next records come under its next traffic secret.</summary>
+    public void UpdateReadKey() => _read.Update();
+
+    /// <summary>This side's KeyUpdate, once its record is sealed: the next records go under the next secret.</summary>
+    public void UpdateWriteKey() => _write.Update();
+
+    public void Dispose()
+    {
+        _read.Dispose();
+        _write.Dispose();
+    }
+
+    /// <summary>HKDF-Expand-Label (RFC 8446 §7.1) with an empty context.</summary>
+    private static void ExpandLabel(HashAlgorithmName hash, ReadOnlySpan<byte> secret, ReadOnlySpan<byte> label, Span<byte> output)
+    {
+        // struct { uint16 length; opaque label<7..255> = "tls13 " + Label; opaque context<0..255>; }
+        Span<byte> info = stackalloc byte[2 + 1 + 6 + label.Length + 1];
+        BinaryPrimitives.WriteUInt16BigEndian(info, (ushort)output.Length);
+        info[2] = (byte)(6 + label.Length);
+        "tls13 "u8.CopyTo(info[3..]);
+        label.CopyTo(info[9..]);
+        info[^1] = 0;
+        HKDF.Expand(hash, secret, output, info);
+    }
+
+    /// <summary>An AEAD suite of TLS 1.3 and the EVP cipher that runs it, fetched once per process.</summary>
+    private sealed class Suite(string cipherName, HashAlgorithmName hash, int hashLength, int keyLength)
+    {
+        private static readonly Suite s_aes128 = new("AES-128-GCM", HashAlgorithmName.SHA256, 32, 16);
+        private static readonly Suite s_aes256 = new("AES-256-GCM", HashAlgorithmName.SHA384, 48, 32);
+        private static readonly Suite s_chacha = new("ChaCha20-Poly1305", HashAlgorithmName.SHA256, 32, 32);
+
+        private nint _cipher;
+
+        public HashAlgorithmName Hash => hash;
+
+        public int HashLength => hashLength;
+
+        public int KeyLength => keyLength;
+
+        /// <summary>The EVP cipher, fetched on first use and kept for the process's life (OpenSSL 3's explicit fetch).</summary>
+        public nint Cipher
+        {
+            get
+            {
+                if (_cipher == 0)
+                {
+                    nint cipher = LibSsl.EVP_CIPHER_fetch(0, cipherName, null);
+                    if (cipher == 0)
+                    {
+                        throw new IOException(LibSsl.TakeError($"EVP_CIPHER_fetch({cipherName})"));
+                    }
+
+                    if (Interlocked.CompareExchange(ref _cipher, cipher, 0) != 0)
+                    {
+                        LibSsl.EVP_CIPHER_free(cipher);
+                    }
+                }
+
+                return _cipher;
+            }
+        }
+
+        // TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384, TLS_CHACHA20_POLY1305_SHA256 (RFC 8446 §B.4).
+        public static Suite? For(ushort protocolId) => protocolId switch
+        {
+            0x1301 => s_aes128,
+            0x1302 => s_aes256,
+            0x1303 => s_chacha,
+            _ => null,
+        };
+    }
+
+    /// <summary>
+    /// One direction's traffic secret, its key and IV (RFC 8446 §7.3), its sequence number, and its EVP cipher context,
+    /// keyed once per secret; each record sets only its nonce (§5.3: the IV XOR the sequence number).
+    /// </summary>
+    private sealed class Direction : IDisposable
+    {
+        private readonly Suite _suite;
+        private readonly bool _encrypt;
+        private readonly byte[] _secret;
+        private readonly byte[] _iv = new byte[NonceLength];
+        private readonly byte[] _nonce = new byte[NonceLength];
+        private nint _context;
+        private ulong _sequence;
+
+        public Direction(Suite suite, ReadOnlySpan<byte> secret, bool encrypt, ulong sequence)
+        {
+            _suite = suite;
+            _encrypt = encrypt;
+            _secret = secret.ToArray();
+            _sequence = sequence;
+            _context = LibSsl.EVP_CIPHER_CTX_new();
+            if (_context == 0)
+            {
+                throw new IOException(LibSsl.TakeError("EVP_CIPHER_CTX_new"));
+            }
+
+            Key();
+        }
+
+        /// <summary>Moves to the next traffic secret (RFC 8446 §7.2), with a sequence number from zero.</summary>
+        public void Update()
+        {
+            Span<byte> next = stackalloc byte[_secret.Length];
+            ExpandLabel(_suite.Hash, _secret, "traffic upd"u8, next);
+            next.CopyTo(_secret);
+            CryptographicOperations.ZeroMemory(next);
+            _sequence = 0;
+            Key();
+        }
+
+        /// <summary>Starts a record: the nonce of this sequence number; the number moves on.</summary>
+        public void Begin()
+        {
+            // A sequence number must not wrap (§5.3); 2^64 records is beyond any connection, but the check is cheap.
+            if (_sequence == ulong.MaxValue)
+            {
+                throw new IOException("The TLS sequence number would wrap; the connection must end.");
+            }
+
+            ulong sequence = _sequence++;
+            _iv.CopyTo(_nonce.AsSpan());
+            ulong tail = BinaryPrimitives.ReadUInt64BigEndian(_nonce.AsSpan(NonceLength - 8)) ^ sequence;
+            BinaryPrimitives.WriteUInt64BigEndian(_nonce.AsSpan(NonceLength - 8), tail);
+            Check(LibSsl.EVP_CipherInit_ex2(_context, 0, default, _nonce, -1, 0), "EVP_CipherInit_ex2");
+        }
+
+        public void Aad(ReadOnlySpan<byte> header)
+        {
+            Check(LibSsl.EVP_CipherUpdate(_context, default, out _, header, header.Length), "EVP_CipherUpdate");
+        }
+
+        public void Update(ReadOnlySpan<byte> input, Span<byte> output)
+        {
+            Check(LibSsl.EVP_CipherUpdateData(_context, output, out int written, input, input.Length), "EVP_CipherUpdate");
+            if (written != input.Length)
+            {
+                // The AEADs here are stream ciphers under EVP: every byte in gives one out, at once.
+                throw new IOException("EVP_CipherUpdate held bytes back.");
+            }
+        }
+
+        /// <summary>Ends an encrypted record: its tag into <paramref name="tag"/>.</summary>
+        public void Finish(Span<byte> tag)
+        {
+            Check(LibSsl.EVP_CipherFinal_ex(_context, default, out _), "EVP_CipherFinal_ex");
+            Check(LibSsl.EVP_CIPHER_CTX_ctrl(_context, LibSsl.EvpCtrlAeadGetTag, TagLength, tag), "EVP_CTRL_AEAD_GET_TAG");
+        }
+
+        /// <summary>Ends a decrypted record: whether <paramref name="tag"/> authenticates it.</summary>
+        public bool Verify(ReadOnlySpan<byte> tag)
+        {
+            Check(LibSsl.EVP_CIPHER_CTX_ctrl(_context, LibSsl.EvpCtrlAeadSetTag, TagLength, tag), "EVP_CTRL_AEAD_SET_TAG");
+            if (LibSsl.EVP_CipherFinal_ex(_context, default, out _) == 1)
+            {
+                return true;
+            }
+
+            // A failed tag leaves nothing a caller needs in this thread's error queue (0021: the queue is per thread).
+            LibSsl.ClearErrors();
+            return false;
+        }
+
+        public void Dispose()
+        {
+            CryptographicOperations.ZeroMemory(_secret);
+            CryptographicOperations.ZeroMemory(_iv);
+            if (_context != 0)
+            {
+                LibSsl.EVP_CIPHER_CTX_free(_context);
+                _context = 0;
+            }
+        }
+
+        private void Key()
+        {
+            Span<byte> key = stackalloc byte[32];
+            key = key[.._suite.KeyLength];
+            ExpandLabel(_suite.Hash, _secret, "key"u8, key);
+            ExpandLabel(_suite.Hash, _secret, "iv"u8, _iv);
+            try
+            {
+                Check(LibSsl.EVP_CipherInit_ex2(_context, _suite.Cipher, key, default, _encrypt ? 1 : 0, 0), "EVP_CipherInit_ex2");
+            }
+            finally
+            {
+                CryptographicOperations.ZeroMemory(key);
+            }
+        }
+
+        private static void Check(int result, string operation)
+        {
+            if (result != 1)
+            {
+                throw new IOException(LibSsl.TakeError(operation));
+            }
+        }
+    }
+}
+
+/// <summary>The alerts this server sends on a protected record it refuses (RFC 8446 §6.2); None when it accepts it.</summary>
+internal enum TlsAlert : byte
+{
+    None = 255,
+    CloseNotify = 0,
+    UnexpectedMessage = 10,
+    BadRecordMac = 20,
+    RecordOverflow = 22,
+    DecodeError = 50,
+    UserCanceled = 90,
+}

@@ -1,0 +1,202 @@
+using System.Net;
+using System.Net.Sockets;
+using System.Runtime.InteropServices;
+using System.Text;
+
+namespace PlatformBenchmarks.Tests.Support;
+
+/// <summary>
+/// A TLS 1.3 client on OpenSSL 3 (<c>libssl.so.3</c>), blocking, over a connected socket: what <see cref="System.Net.Security.SslStream"/>
+/// cannot do, it can: send a KeyUpdate (RFC 8446 §4.6.3), resume a session from its ticket, and put raw bytes between
+/// its records. It does not check the server's certificate: the tests that use it are about the records, not the peer.
+/// </summary>
+internal sealed partial class OpenSslClient : IDisposable
+{
+    private const string Ssl = "libssl.so.3";
+    private const string Crypto = "libcrypto.so.3";
+    private const int CtrlSetMaxProtoVersion = 124;
+    private const int Tls13Version = 0x0304;
+
+    private readonly Socket _socket;
+    private readonly nint _context;
+    private readonly nint _ssl;
+
+    private OpenSslClient(Socket socket, nint context, nint ssl)
+    {
+        _socket = socket;
+        _context = context;
+        _ssl = ssl;
+    }
+
+    /// <summary>Whether the handshake resumed the session it was given.</summary>
+    public bool Resumed => SSL_session_reused(_ssl) == 1;
+
+    /// <summary>Connects to <paramref name="port"/> on loopback and completes the handshake, resuming <paramref name="session"/> when given.</summary>
+    public static OpenSslClient Connect(int port, string suite = "TLS_AES_128_GCM_SHA256", nint session = 0)
+    {
+        var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp)
+        {
+            NoDelay = true,
+            ReceiveTimeout = 10_000,
+            SendTimeout = 10_000,
+        };
+        socket.Connect(IPAddress.Loopback, port);
+        nint context = SSL_CTX_new(TLS_client_method());
+        SSL_CTX_ctrl(context, CtrlSetMaxProtoVersion, Tls13Version, 0);
+        Check(SSL_CTX_set_ciphersuites(context, suite) == 1, "SSL_CTX_set_ciphersuites");
+        nint ssl = SSL_new(context);
+        var client = new OpenSslClient(socket, context, ssl);
+        Check(SSL_set_fd(ssl, (int)socket.Handle) == 1, "SSL_set_fd");
+        if (session != 0)
+        {
+            Check(SSL_set_session(ssl, session) == 1, "SSL_set_session");
+        }
+
+        Check(SSL_connect(ssl) == 1, "SSL_connect");
+        return client;
+    }
+
+    /// <summary>The session to resume, with its ticket: the caller frees it with <see cref="FreeSession"/>.</summary>
+    public nint TakeSession() => SSL_get1_session(_ssl);
+
+    public static void FreeSession(nint session) => SSL_SESSION_free(session);
+
+    public void Write(string text)
+    {
+        byte[] bytes = Encoding.ASCII.GetBytes(text);
+        Check(SSL_write(_ssl, bytes, bytes.Length) == bytes.Length, "SSL_write");
+    }
+
+    /// <summary>Reads one response with a Content-Length, whole, as text.</summary>
+    public string ReadResponse()
+    {
+        var received = new StringBuilder();
+        byte[] buffer = new byte[16384];
+        while (true)
+        {
+            string text = received.ToString();
+            int end = text.IndexOf("\r\n\r\n", StringComparison.Ordinal);
+            if (end >= 0)
+            {
+                int start = text.IndexOf("Content-Length: ", StringComparison.OrdinalIgnoreCase) + "Content-Length: ".Length;
+                int length = int.Parse(text[start..text.IndexOf('\r', start)], System.Globalization.CultureInfo.InvariantCulture);
+                if (text.Length >= end + 4 + length)
+                {
+                    return text;
+                }
+            }
+
+            int read = SSL_read(_ssl, buffer, buffer.Length);
+            Check(read > 0, "SSL_read");
+            received.Append(Encoding.ASCII.GetString(buffer, 0, read));
+        }
+    }
+
+    /// <summary>Sends a KeyUpdate with the next write, asking the server for its own when <paramref name="requestPeer"/>.</summary>
+    public void KeyUpdate(bool requestPeer) => Check(SSL_key_update(_ssl, requestPeer ? 1 : 0) == 1, "SSL_key_update");
+
+    /// <summary>Sends bytes on the socket itself, outside the TLS records.</summary>
+    public void SendRaw(ReadOnlySpan<byte> bytes) => _socket.Send(bytes);
+
+    /// <summary>Reads until the connection fails or ends: OpenSSL's reason (the server's alert), or "closed" at a clean end.</summary>
+    public string ReadUntilFailure()
+    {
+        byte[] buffer = new byte[16384];
+        int read;
+        while ((read = SSL_read(_ssl, buffer, buffer.Length)) > 0)
+        {
+        }
+
+        int error = SSL_get_error(_ssl, read);
+        return error == 6 ? "closed" : TakeError();
+    }
+
+    public void Dispose()
+    {
+        // A session whose connection ends without a close_notify is marked not resumable, so the close_notify goes first.
+        _ = SSL_shutdown(_ssl);
+        SSL_free(_ssl);
+        SSL_CTX_free(_context);
+        _socket.Dispose();
+    }
+
+    private static void Check(bool succeeded, string operation)
+    {
+        if (!succeeded)
+        {
+            throw new IOException($"{operation}: {TakeError()}");
+        }
+    }
+
+    private static string TakeError()
+    {
+        ulong error = ERR_get_error();
+        ERR_clear_error();
+        byte[] text = new byte[256];
+        ERR_error_string_n(error, text, (nuint)text.Length);
+        return Encoding.ASCII.GetString(text, 0, Math.Max(0, Array.IndexOf(text, (byte)0)));
+    }
+
+    [LibraryImport(Ssl)]
+    private static partial nint TLS_client_method();
+
+    [LibraryImport(Ssl)]
+    private static partial nint SSL_CTX_new(nint method);
+
+    [LibraryImport(Ssl)]
+    private static partial void SSL_CTX_free(nint context);
+
+    [LibraryImport(Ssl)]
+    private static partial nint SSL_CTX_ctrl(nint context, int command, nint larg, nint parg);
+
+    [LibraryImport(Ssl, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int SSL_CTX_set_ciphersuites(nint context, string list);
+
+    [LibraryImport(Ssl)]
+    private static partial nint SSL_new(nint context);
+
+    [LibraryImport(Ssl)]
+    private static partial void SSL_free(nint ssl);
+
+    [LibraryImport(Ssl)]
+    private static partial int SSL_set_fd(nint ssl, int fd);
+
+    [LibraryImport(Ssl)]
+    private static partial int SSL_set_session(nint ssl, nint session);
+
+    [LibraryImport(Ssl)]
+    private static partial nint SSL_get1_session(nint ssl);
+
+    [LibraryImport(Ssl)]
+    private static partial void SSL_SESSION_free(nint session);
+
+    [LibraryImport(Ssl)]
+    private static partial int SSL_session_reused(nint ssl);
+
+    [LibraryImport(Ssl)]
+    private static partial int SSL_connect(nint ssl);
+
+    [LibraryImport(Ssl)]
+    private static partial int SSL_write(nint ssl, byte[] buffer, int length);
+
+    [LibraryImport(Ssl)]
+    private static partial int SSL_read(nint ssl, byte[] buffer, int length);
+
+    [LibraryImport(Ssl)]
+    private static partial int SSL_key_update(nint ssl, int type);
+
+    [LibraryImport(Ssl)]
+    private static partial int SSL_shutdown(nint ssl);
+
+    [LibraryImport(Ssl)]
+    private static partial int SSL_get_error(nint ssl, int result);
+
+    [LibraryImport(Crypto)]
+    private static partial ulong ERR_get_error();
+
+    [LibraryImport(Crypto)]
+    private static partial void ERR_clear_error();
+
+    [LibraryImport(Crypto)]
+    private static partial void ERR_error_string_n(ulong error, byte[] buffer, nuint length);
+}
