@@ -104,6 +104,23 @@ public abstract class Tls13RecordTests(TlsServerFixture server)
     }
 
     [Fact]
+    public async Task RecordsArrivingAByteAtATimeFromTheHandshakeOnAreAnsweredInOrder()
+    {
+        using var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+        await socket.ConnectAsync(IPAddress.Loopback, server.Port);
+        await using var tls = new SslStream(new ByteAtATimeStream(new NetworkStream(socket, ownsSocket: false)));
+        await tls.AuthenticateAsClientAsync(server.Certificate.ClientOptions("http/1.1"), Deadline);
+
+        // Every header and record split at each byte: the handshake's records given to OpenSSL in parts, and the
+        // loop's records joined across reads, the three requests in order.
+        await tls.WriteAsync(Requests.Bytes(Plaintext + Plaintext + Plaintext), Deadline);
+        for (int i = 0; i < 3; i++)
+        {
+            Assert.Equal(200, (await RawResponse.ReadAsync(tls, cancellationToken: Deadline))!.Status);
+        }
+    }
+
+    [Fact]
     public async Task Tls12StaysWithOpenSslsRecordsAndAnswers()
     {
         SslClientAuthenticationOptions options = server.Certificate.ClientOptions("http/1.1");
@@ -120,6 +137,18 @@ public abstract class Tls13RecordTests(TlsServerFixture server)
         }
 
         Assert.Equal(SslProtocols.Tls12, tls.SslProtocol);
+    }
+}
+
+/// <summary>A stream that sends what it is given one byte per write, each its own segment on a socket without Nagle.</summary>
+internal sealed class ByteAtATimeStream(Stream inner) : PassThroughStream(inner)
+{
+    public override async ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken = default)
+    {
+        for (int i = 0; i < buffer.Length; i++)
+        {
+            await Inner.WriteAsync(buffer.Slice(i, 1), cancellationToken);
+        }
     }
 }
 

@@ -228,45 +228,16 @@ public abstract class TlsServerTests(TlsServerFixture server, TlsEngine engine)
     }
 
     /// <summary>A stream that keeps every byte it reads, to see the records on the wire.</summary>
-    private sealed class RecordingStream(Stream inner) : Stream
+    private sealed class RecordingStream(Stream inner) : PassThroughStream(inner)
     {
         public List<byte> Received { get; } = [];
 
-        public override bool CanRead => true;
-
-        public override bool CanWrite => true;
-
-        public override bool CanSeek => false;
-
-        public override long Length => throw new NotSupportedException();
-
-        public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
-
         public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
         {
-            int count = await inner.ReadAsync(buffer, cancellationToken);
+            int count = await Inner.ReadAsync(buffer, cancellationToken);
             Received.AddRange(buffer.Span[..count]);
             return count;
         }
-
-        public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>
-            ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
-
-        public override ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken = default) => inner.WriteAsync(buffer, cancellationToken);
-
-        public override Task WriteAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) => inner.WriteAsync(buffer, offset, count, cancellationToken);
-
-        public override Task FlushAsync(CancellationToken cancellationToken) => inner.FlushAsync(cancellationToken);
-
-        public override void Flush() => inner.Flush();
-
-        public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException();
-
-        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
-
-        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-        public override void SetLength(long value) => throw new NotSupportedException();
     }
 }
 
