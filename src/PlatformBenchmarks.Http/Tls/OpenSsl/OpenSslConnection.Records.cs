@@ -86,7 +86,8 @@ internal sealed partial class OpenSslConnection
             return;
         }
 
-        byte[] secret = new byte[hex.Length / 2];
+        // Pinned, so the garbage collector leaves no copy of a secret behind when it compacts; zeroed when dropped.
+        byte[] secret = GC.AllocateArray<byte>(hex.Length / 2, pinned: true);
         for (int i = 0; i < hex.Length; i++)
         {
             digits[i] = (char)hex[i];

@@ -215,7 +215,8 @@ internal sealed class Tls13RecordLayer : IDisposable
         private readonly Suite _suite;
         private readonly bool _encrypt;
         private readonly byte[] _secret;
-        private readonly byte[] _iv = new byte[NonceLength];
+        // The secret and IV are pinned, so the garbage collector leaves no copy behind when it compacts; zeroed at the end.
+        private readonly byte[] _iv = GC.AllocateArray<byte>(NonceLength, pinned: true);
         private readonly byte[] _nonce = new byte[NonceLength];
         private nint _context;
         private ulong _sequence;
@@ -224,7 +225,8 @@ internal sealed class Tls13RecordLayer : IDisposable
         {
             _suite = suite;
             _encrypt = encrypt;
-            _secret = secret.ToArray();
+            _secret = GC.AllocateArray<byte>(secret.Length, pinned: true);
+            secret.CopyTo(_secret);
             _sequence = sequence;
             _context = LibSsl.EVP_CIPHER_CTX_new();
             if (_context == 0)
