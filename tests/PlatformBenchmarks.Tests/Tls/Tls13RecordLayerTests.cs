@@ -5,8 +5,8 @@ namespace PlatformBenchmarks.Tests.Tls;
 
 /// <summary>
 /// The record layer's model of a protected record (RFC 8446 §5.2 to §5.4): what it seals, the peer with the two secrets
-/// swapped opens; a changed byte, a record of zeros only, or content past 2^14 is refused with its alert; padding is
-/// taken off; a KeyUpdate on one side needs one on the other.
+/// swapped opens; a changed byte, a record of zeros only, or content and padding past 2^14 + 1 bytes is refused with its
+/// alert; padding is taken off; a KeyUpdate on one side needs one on the other.
 /// </summary>
 public class Tls13RecordLayerTests
 {
@@ -128,6 +128,12 @@ public class Tls13RecordLayerTests
             // 2^14 + 1 bytes of content: the record's length is within 2^14 + 256, its content is not (RFC 8446 §5.4).
             byte[] over = Seal(server, new byte[Tls13RecordLayer.MaxPlaintext + 1]);
             Assert.Equal(TlsAlert.RecordOverflow, Open(client, over).Alert);
+
+            // Ten bytes of content padded past 2^14 + 1: the padding counts against the limit too.
+            byte[] padded = new byte[Tls13RecordLayer.MaxPlaintext + 2];
+            padded.AsSpan(0, 10).Fill((byte)'x');
+            padded[10] = Tls13RecordLayer.ApplicationData;
+            Assert.Equal(TlsAlert.RecordOverflow, Open(client, Seal(server, padded, type: 0)).Alert);
         }
     }
 

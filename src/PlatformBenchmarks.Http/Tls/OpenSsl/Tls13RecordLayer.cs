@@ -116,16 +116,17 @@ internal sealed class Tls13RecordLayer : IDisposable
             return TlsAlert.BadRecordMac;
         }
 
+        // Content, type and padding together are at most 2^14 + 1 bytes (§5.4), however short the content.
+        if (innerLength > MaxPlaintext + 1)
+        {
+            return TlsAlert.RecordOverflow;
+        }
+
         // The content type is the last byte that is not zero; a record of zeros only has none (§5.4).
         int last = inner.LastIndexOfAnyExcept((byte)0);
         if (last < 0)
         {
             return TlsAlert.UnexpectedMessage;
-        }
-
-        if (last > MaxPlaintext)
-        {
-            return TlsAlert.RecordOverflow;
         }
 
         type = inner[last];
