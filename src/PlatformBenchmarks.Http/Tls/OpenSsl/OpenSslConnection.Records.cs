@@ -34,6 +34,7 @@ internal sealed partial class OpenSslConnection
     private long _handshakeRecordLeft;
     private Tls13RecordLayer? _records;
     private bool _openSslDone;
+    private bool _closeSent;
     private bool _keyUpdateOwed;
     private bool _unflushed;
     private TlsAlert _alertOwed = TlsAlert.None;
@@ -355,9 +356,9 @@ internal sealed partial class OpenSslConnection
     /// </summary>
     private void SealHeld(ReadOnlySpan<byte> data, PipeWriter output)
     {
-        if (_failed || _disposed)
+        if (_failed || _disposed || _closeSent)
         {
-            throw new IOException("The TLS connection failed and no longer sends.");
+            throw new IOException("The TLS connection failed or has sent its close_notify, and no longer sends.");
         }
 
         if (data.IsEmpty)
@@ -397,8 +398,12 @@ internal sealed partial class OpenSslConnection
 
         if (!_failed)
         {
-            _failed = true;
-            SealRecords([1, (byte)TlsAlert.CloseNotify], Tls13RecordLayer.Alert, output);
+            // Only this side's sending ends: the client's records are still opened (a lingering close reads them).
+            if (!_closeSent)
+            {
+                _closeSent = true;
+                SealRecords([1, (byte)TlsAlert.CloseNotify], Tls13RecordLayer.Alert, output);
+            }
         }
         else if (_alertOwed != TlsAlert.None)
         {

@@ -201,7 +201,7 @@ internal sealed partial class OpenSslConnection : IDisposable
             if (_records is not null)
             {
                 // After a refused record the codec's last bytes are dropped, and the alert owed still goes out.
-                if (!_failed)
+                if (!_failed && !_closeSent)
                 {
                     SealHeld(data, _transport.Output);
                 }
