@@ -356,14 +356,15 @@ internal sealed partial class OpenSslConnection
     /// </summary>
     private void SealHeld(ReadOnlySpan<byte> data, PipeWriter output)
     {
-        if (_failed || _disposed || _closeSent)
-        {
-            throw new IOException("The TLS connection failed or has sent its close_notify, and no longer sends.");
-        }
-
+        // Nothing to seal is not a send: the flush of a close_notify or an alert already sealed still goes ahead.
         if (data.IsEmpty)
         {
             return;
+        }
+
+        if (_failed || _disposed || _closeSent)
+        {
+            throw new IOException("The TLS connection failed or has sent its close_notify, and no longer sends.");
         }
 
         if (_keyUpdateOwed)
