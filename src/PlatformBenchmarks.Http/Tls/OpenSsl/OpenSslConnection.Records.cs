@@ -275,14 +275,22 @@ internal sealed partial class OpenSslConnection
                     case Tls13RecordLayer.Alert:
                         return Alerted(content);
                     case Tls13RecordLayer.Handshake when IsKeyUpdate(content):
-                        // RFC 8446 §4.6.3: the client's next records are under its next secret; if it asks, this side's
-                        // KeyUpdate goes before its next application data, one for any number of requests.
+                        // RFC 8446 §4.6.3: a request_update other than 0 or 1 is an illegal_parameter. Otherwise the
+                        // client's next records are under its next secret; if it asks, this side's KeyUpdate goes before
+                        // its next application data, one for any number of requests.
+                        if (content[4] > 1)
+                        {
+                            return Refuse(TlsAlert.IllegalParameter);
+                        }
+
                         _records!.UpdateReadKey();
                         _keyUpdateOwed |= content[4] == 1;
                         break;
                     default:
-                        // Any other message after the handshake (a NewSessionTicket from a client, a fragment of one, a
-                        // KeyUpdate sharing its record) or content type.
+                        // Any other message after the handshake (a NewSessionTicket from a client, a KeyUpdate sharing its
+                        // record) or content type. A KeyUpdate fragmented across records, which RFC 8446 §5.1 allows, is
+                        // refused too: it is 5 bytes, no client splits it, and joining fragments would hold state per
+                        // connection for it.
                         return Refuse(TlsAlert.UnexpectedMessage);
                 }
             }
@@ -291,7 +299,9 @@ internal sealed partial class OpenSslConnection
         }
     }
 
-    /// <summary>Opens one whole record into the codec's next buffer; its content, not yet advanced over, in <paramref name="content"/>.</summary>
+    /// <summary>
+    /// Opens one whole record into the codec's next buffer; its content, not yet advanced over, in <paramref name="content"/>.
+    /// </summary>
     private TlsAlert Open(ReadOnlySequence<byte> record, PipeWriter plaintext, out byte type, out Span<byte> content)
     {
         Span<byte> destination = plaintext.GetSpan((int)record.Length - Tls13RecordLayer.HeaderLength);
@@ -314,9 +324,11 @@ internal sealed partial class OpenSslConnection
         return alert;
     }
 
-    /// <summary>A KeyUpdate, whole and alone in its record (RFC 8446 §4.6.3, §5.1): type 24, length 1, 0 or 1.</summary>
+    /// <summary>
+    /// A KeyUpdate, whole and alone in its record (RFC 8446 §4.6.3, §5.1): type 24, length 1, its request_update.
+    /// </summary>
     private static bool IsKeyUpdate(ReadOnlySpan<byte> message) =>
-        message is [24, 0, 0, 1, 0 or 1];
+        message is [24, 0, 0, 1, _];
 
     /// <summary>
     /// The client's alert (RFC 8446 §6): a close_notify ends its input, and this side still answers with its own; a

@@ -346,6 +346,7 @@ internal enum TlsAlert : byte
     UnexpectedMessage = 10,
     BadRecordMac = 20,
     RecordOverflow = 22,
+    IllegalParameter = 47,
     DecodeError = 50,
     UserCanceled = 90,
 }
