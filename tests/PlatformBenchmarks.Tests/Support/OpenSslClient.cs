@@ -1,6 +1,9 @@
+using System.Buffers.Binary;
+using System.Collections.Concurrent;
 using System.Net;
 using System.Net.Sockets;
 using System.Runtime.InteropServices;
+using System.Security.Cryptography;
 using System.Text;
 
 namespace PlatformBenchmarks.Tests.Support;
@@ -8,7 +11,8 @@ namespace PlatformBenchmarks.Tests.Support;
 /// <summary>
 /// A TLS 1.3 client on OpenSSL 3 (<c>libssl.so.3</c>), blocking, over a connected socket: what <see cref="System.Net.Security.SslStream"/>
 /// cannot do, it can: send a KeyUpdate (RFC 8446 §4.6.3), resume a session from its ticket, and put raw bytes between
-/// its records. It does not check the server's certificate: the tests that use it are about the records, not the peer.
+/// its records, or a record it would never send, sealed under its key. It does not check the server's certificate: the
+/// tests that use it are about the records, not the peer.
 /// </summary>
 internal sealed partial class OpenSslClient : IDisposable
 {
@@ -17,9 +21,13 @@ internal sealed partial class OpenSslClient : IDisposable
     private const int CtrlSetMaxProtoVersion = 124;
     private const int Tls13Version = 0x0304;
 
+    // The client's first application traffic secret of each connection, from OpenSSL's keylog callback, by SSL.
+    private static readonly ConcurrentDictionary<nint, byte[]> s_clientSecrets = new();
+
     private readonly Socket _socket;
     private readonly nint _context;
     private readonly nint _ssl;
+    private ulong _recordsSent;
 
     private OpenSslClient(Socket socket, nint context, nint ssl)
     {
@@ -43,6 +51,11 @@ internal sealed partial class OpenSslClient : IDisposable
         socket.Connect(IPAddress.Loopback, port);
         nint context = SSL_CTX_new(TLS_client_method());
         SSL_CTX_ctrl(context, CtrlSetMaxProtoVersion, Tls13Version, 0);
+        unsafe
+        {
+            SSL_CTX_set_keylog_callback(context, &OnKeyLog);
+        }
+
         Check(SSL_CTX_set_ciphersuites(context, suite) == 1, "SSL_CTX_set_ciphersuites");
         nint ssl = SSL_new(context);
         var client = new OpenSslClient(socket, context, ssl);
@@ -64,7 +77,36 @@ internal sealed partial class OpenSslClient : IDisposable
     public void Write(string text)
     {
         byte[] bytes = Encoding.ASCII.GetBytes(text);
+        Check(bytes.Length <= 1 << 14, "one record per write");
         Check(SSL_write(_ssl, bytes, bytes.Length) == bytes.Length, "SSL_write");
+        _recordsSent++;
+    }
+
+    /// <summary>
+    /// <paramref name="content"/> as the client's next record of <paramref name="type"/> under its first application
+    /// traffic secret (RFC 8446 §5.2, §7.3), sealed here with .NET's AES-GCM (TLS_AES_128_GCM_SHA256 only, and before any
+    /// KeyUpdate); after it, OpenSSL's own records are out of sequence, so the connection is only read.
+    /// </summary>
+    public byte[] SealNext(byte type, ReadOnlySpan<byte> content)
+    {
+        byte[] secret = s_clientSecrets[_ssl];
+        Span<byte> key = stackalloc byte[16];
+        Span<byte> nonce = stackalloc byte[12];
+        ExpandLabel(secret, "key", key);
+        ExpandLabel(secret, "iv", nonce);
+        ulong sequence = _recordsSent++;
+        BinaryPrimitives.WriteUInt64BigEndian(nonce[4..], BinaryPrimitives.ReadUInt64BigEndian(nonce[4..]) ^ sequence);
+
+        int inner = content.Length + 1;
+        byte[] record = new byte[5 + inner + 16];
+        record[0] = 23;
+        record[1] = 3;
+        record[2] = 3;
+        BinaryPrimitives.WriteUInt16BigEndian(record.AsSpan(3), (ushort)(inner + 16));
+        byte[] plaintext = [.. content, type];
+        using var aead = new AesGcm(key, 16);
+        aead.Encrypt(nonce, plaintext, record.AsSpan(5, inner), record.AsSpan(5 + inner), record.AsSpan(0, 5));
+        return record;
     }
 
     /// <summary>Reads one response with a Content-Length, whole, as text.</summary>
@@ -117,7 +159,27 @@ internal sealed partial class OpenSslClient : IDisposable
         _ = SSL_shutdown(_ssl);
         SSL_free(_ssl);
         SSL_CTX_free(_context);
+        s_clientSecrets.TryRemove(_ssl, out _);
         _socket.Dispose();
+    }
+
+    /// <summary>HKDF-Expand-Label with an empty context (RFC 8446 §7.1).</summary>
+    private static void ExpandLabel(byte[] secret, string label, Span<byte> output)
+    {
+        byte[] full = Encoding.ASCII.GetBytes("tls13 " + label);
+        byte[] info = [(byte)(output.Length >> 8), (byte)output.Length, (byte)full.Length, .. full, 0];
+        HKDF.Expand(HashAlgorithmName.SHA256, secret, output, info);
+    }
+
+    /// <summary>OpenSSL's keylog callback: keeps the client's first application traffic secret (NSS's key log format).</summary>
+    [UnmanagedCallersOnly]
+    private static unsafe void OnKeyLog(nint ssl, byte* line)
+    {
+        string text = Marshal.PtrToStringUTF8((nint)line) ?? "";
+        if (text.StartsWith("CLIENT_TRAFFIC_SECRET_0 ", StringComparison.Ordinal))
+        {
+            s_clientSecrets[ssl] = Convert.FromHexString(text[(text.LastIndexOf(' ') + 1)..]);
+        }
     }
 
     private static void Check(bool succeeded, string operation)
@@ -148,6 +210,9 @@ internal sealed partial class OpenSslClient : IDisposable
 
     [LibraryImport(Ssl)]
     private static partial nint SSL_CTX_ctrl(nint context, int command, nint larg, nint parg);
+
+    [LibraryImport(Ssl)]
+    private static unsafe partial void SSL_CTX_set_keylog_callback(nint context, delegate* unmanaged<nint, byte*, void> callback);
 
     [LibraryImport(Ssl, StringMarshalling = StringMarshalling.Utf8)]
     private static partial int SSL_CTX_set_ciphersuites(nint context, string list);

@@ -103,6 +103,33 @@ public abstract class Tls13RecordTests(TlsServerFixture server)
         Assert.Equal(200, (await RawResponse.ReadAsync(established, cancellationToken: Deadline))!.Status);
     }
 
+    /// <summary>
+    /// The alert for a KeyUpdate whose body is longer than its one byte: decode_error (RFC 8446 §6.2, a message of the
+    /// wrong length). OpenSSL's record layer checks the message's size against its type first, and says illegal_parameter.
+    /// </summary>
+    protected virtual string OverlongKeyUpdateAlert => "decode error";
+
+    [Theory]
+    [InlineData(new byte[] { 24, 0, 0, 1, 2 }, "illegal parameter")]
+    [InlineData(new byte[] { 24, 0, 0, 1, 255 }, "illegal parameter")]
+    [InlineData(new byte[] { 24, 0, 0, 0 }, "decode error")]
+    [InlineData(new byte[] { 24, 0, 0, 2, 0, 0 }, null)]
+    public async Task AKeyUpdateOutsideItsFormIsRefused(byte[] message, string? alert)
+    {
+        string failure = await Task.Run(() =>
+        {
+            using var client = OpenSslClient.Connect(server.Port);
+            client.Write(Plaintext);
+            Assert.EndsWith("Hello, World!", client.ReadResponse(), StringComparison.Ordinal);
+            // A request_update other than 0 or 1 (RFC 8446 §4.6.3), or a KeyUpdate whose body is not one byte: sealed
+            // here under the client's key, as OpenSSL's client sends neither.
+            client.SendRaw(client.SealNext(22, message));
+            return client.ReadUntilFailure();
+        });
+
+        Assert.Contains("alert " + (alert ?? OverlongKeyUpdateAlert), failure, StringComparison.Ordinal);
+    }
+
     [Fact]
     public async Task RecordsArrivingAByteAtATimeFromTheHandshakeOnAreAnsweredInOrder()
     {
@@ -164,5 +191,7 @@ public class SocketsLoopRecordTests(SocketsLoopRecordTests.Server server) : Tls1
 
 public class IoUringOpenSslRecordTests(IoUringOpenSslRecordTests.Server server) : Tls13RecordTests(server), IClassFixture<IoUringOpenSslRecordTests.Server>
 {
+    protected override string OverlongKeyUpdateAlert => "illegal parameter";
+
     public sealed class Server() : TlsServerFixture(TransportKind.IoUring, null, "--Tls:RecordLayer", nameof(TlsRecordLayer.OpenSsl));
 }

@@ -275,9 +275,15 @@ internal sealed partial class OpenSslConnection
                     case Tls13RecordLayer.Alert:
                         return Alerted(content);
                     case Tls13RecordLayer.Handshake when IsKeyUpdate(content):
-                        // RFC 8446 §4.6.3: a request_update other than 0 or 1 is an illegal_parameter. Otherwise the
-                        // client's next records are under its next secret; if it asks, this side's KeyUpdate goes before
-                        // its next application data, one for any number of requests.
+                        // RFC 8446 §4.6.3: the body is request_update alone; a body of another length cannot be decoded
+                        // (§6.2: decode_error), a value other than 0 or 1 is an illegal_parameter. Otherwise the client's
+                        // next records are under its next secret; if it asks, this side's KeyUpdate goes before its next
+                        // application data, one for any number of requests.
+                        if (content.Length != 5)
+                        {
+                            return Refuse(TlsAlert.DecodeError);
+                        }
+
                         if (content[4] > 1)
                         {
                             return Refuse(TlsAlert.IllegalParameter);
@@ -325,10 +331,10 @@ internal sealed partial class OpenSslConnection
     }
 
     /// <summary>
-    /// A KeyUpdate, whole and alone in its record (RFC 8446 §4.6.3, §5.1): type 24, length 1, its request_update.
+    /// A KeyUpdate, whole and alone in its record (RFC 8446 §4.6.3, §5.1): type 24, then a length that spans the rest.
     /// </summary>
     private static bool IsKeyUpdate(ReadOnlySpan<byte> message) =>
-        message is [24, 0, 0, 1, _];
+        message is [24, _, _, _, ..] && message.Length - 4 == ((message[1] << 16) | (message[2] << 8) | message[3]);
 
     /// <summary>
     /// The client's alert (RFC 8446 §6): a close_notify ends its input, and this side still answers with its own; a
