@@ -8,4 +8,5 @@ internal static class Categories
     public const string Serialization = nameof(Serialization);
     public const string EndToEnd = nameof(EndToEnd);
     public const string Data = nameof(Data);
+    public const string Tls = nameof(Tls);
 }
