@@ -28,6 +28,10 @@ internal static partial class LibSsl
     [LibraryImport(Ssl)]
     public static partial ushort SSL_CIPHER_get_protocol_id(nint cipher);
 
+    /// <summary>Frees the SSL's record buffers when nothing is pending in them (1); 0 leaves them.</summary>
+    [LibraryImport(Ssl)]
+    public static partial int SSL_free_buffers(SafeSslHandle ssl);
+
     // The BIO's counters of bytes written and read: fields, read without a GC transition.
     [LibraryImport(Crypto)]
     [SuppressGCTransition]

@@ -156,6 +156,13 @@ internal sealed partial class OpenSslConnection
 
             ushort suite = LibSsl.SSL_CIPHER_get_protocol_id(LibSsl.SSL_get_current_cipher(_ssl));
             _records = Tls13RecordLayer.Create(suite, _clientSecret, _serverSecret, _serverRecords);
+            if (_records is not null)
+            {
+                // OpenSSL's record buffers, room for a whole record each way, are not used again: freed now rather than
+                // held for the connection's life (docs/decisions/0022, "OpenSSL's record buffers"). Nothing is pending
+                // in them (checked above); were OpenSSL ever to need them, it allocates them again.
+                _ = LibSsl.SSL_free_buffers(_ssl);
+            }
         }
         finally
         {
