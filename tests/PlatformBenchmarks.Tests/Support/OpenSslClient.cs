@@ -157,9 +157,10 @@ internal sealed partial class OpenSslClient : IDisposable
     {
         // A session whose connection ends without a close_notify is marked not resumable, so the close_notify goes first.
         _ = SSL_shutdown(_ssl);
+        // Forgotten before the SSL is freed: another connection's SSL may take its address at once.
+        s_clientSecrets.TryRemove(_ssl, out _);
         SSL_free(_ssl);
         SSL_CTX_free(_context);
-        s_clientSecrets.TryRemove(_ssl, out _);
         _socket.Dispose();
     }
 
