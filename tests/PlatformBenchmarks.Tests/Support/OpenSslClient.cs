@@ -77,7 +77,8 @@ internal sealed partial class OpenSslClient : IDisposable
     public void Write(string text)
     {
         byte[] bytes = Encoding.ASCII.GetBytes(text);
-        Check(bytes.Length <= 1 << 14, "one record per write");
+        // One record per write, so that the count of records sent gives the next sequence number.
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(bytes.Length, 1 << 14);
         Check(SSL_write(_ssl, bytes, bytes.Length) == bytes.Length, "SSL_write");
         _recordsSent++;
     }
