@@ -7,8 +7,9 @@ namespace PlatformBenchmarks.Benchmarks.Tls;
 /// <summary>
 /// What TLS 1.3's records on the loop cost per record (docs/decisions/0022-tls13-records-on-the-loop.md): sealing a
 /// response as the server does, and a client's record sealed and then opened by the server, for TFB's json answer
-/// (under 200 bytes) and a full record of 2^14 bytes, on each of the three suites. The secrets are fixed; the keys,
-/// nonces and EVP calls are the server's own.
+/// (under 200 bytes) and a full record of 2^14 bytes, on each of the three suites, with the loop's AES-GCM and with
+/// OpenSSL's EVP AEAD (docs/decisions/0023-aes-gcm-on-the-loop.md). The secrets are fixed; the keys, nonces and AEAD
+/// calls are the server's own.
 /// </summary>
 [MemoryDiagnoser]
 [BenchmarkCategory(Categories.Tls)]
@@ -28,6 +29,13 @@ public class RecordLayerBenchmarks
     [Params(160, 16384)]
     public int Bytes { get; set; }
 
+    /// <summary>
+    /// The AEAD: the loop's AES-GCM (<c>Loop</c>, the default on the AES suites) or OpenSSL's EVP calls; ChaCha20-Poly1305
+    /// is OpenSSL's either way.
+    /// </summary>
+    [Params("Loop", "OpenSsl")]
+    public string Aead { get; set; } = "";
+
     [GlobalSetup]
     public void Setup()
     {
@@ -41,9 +49,10 @@ public class RecordLayerBenchmarks
         int hashLength = suite == 0x1302 ? 48 : 32;
         byte[] clientSecret = [.. Enumerable.Range(1, hashLength).Select(i => (byte)i)];
         byte[] serverSecret = [.. Enumerable.Range(101, hashLength).Select(i => (byte)i)];
-        _server = Tls13RecordLayer.Create(suite, clientSecret, serverSecret, writeSequence: 0)!;
+        bool openSsl = Aead == "OpenSsl";
+        _server = Tls13RecordLayer.Create(suite, clientSecret, serverSecret, writeSequence: 0, openSsl)!;
         // The client's view: it writes under the client's secret, which the server reads under.
-        _client = Tls13RecordLayer.Create(suite, serverSecret, clientSecret, writeSequence: 0)!;
+        _client = Tls13RecordLayer.Create(suite, serverSecret, clientSecret, writeSequence: 0, openSsl)!;
         _plaintext = new byte[Bytes];
         new Random(42).NextBytes(_plaintext);
         _record = new byte[Bytes + Tls13RecordLayer.Overhead];

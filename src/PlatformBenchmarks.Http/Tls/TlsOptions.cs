@@ -36,7 +36,8 @@ public sealed class TlsOptions
     public TlsEngine Engine { get; set; } = TlsEngine.OpenSsl;
 
     /// <summary>What protects TLS 1.3's records after the OpenSSL engine's handshake (<see cref="TlsRecordLayer"/>).</summary>
-    // On the loop: less server CPU per response than OpenSSL's record layer (docs/decisions/0022-tls13-records-on-the-loop.md).
+    // On the loop: less server CPU per response than OpenSSL's record layer (docs/decisions/0022-tls13-records-on-the-loop.md),
+    // and less with its own AES-GCM than with OpenSSL's EVP calls (docs/decisions/0023-aes-gcm-on-the-loop.md).
     public TlsRecordLayer RecordLayer { get; set; } = TlsRecordLayer.Loop;
 }
 
@@ -47,10 +48,14 @@ public sealed class TlsOptions
 public enum TlsRecordLayer
 {
     /// <summary>
-    /// The loop: OpenSSL hands over the traffic secrets, and each record is sealed and opened with the suite's AEAD through
-    /// OpenSSL's EVP calls, as the kernel's TLS does where it has one.
+    /// The loop: OpenSSL hands over the traffic secrets, and each record is sealed and opened by the loop, as the kernel's
+    /// TLS does where it has one; AES-GCM with x86's AES and carry-less multiply instructions where the machine has them
+    /// (docs/decisions/0023-aes-gcm-on-the-loop.md), ChaCha20-Poly1305 and any other machine through OpenSSL's EVP calls.
     /// </summary>
     Loop,
+
+    /// <summary>The loop, as <see cref="Loop"/>, with every suite's AEAD through OpenSSL's EVP calls.</summary>
+    LoopEvp,
 
     /// <summary>OpenSSL's own record layer, through its memory BIOs.</summary>
     OpenSsl,

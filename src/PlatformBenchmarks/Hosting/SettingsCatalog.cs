@@ -89,7 +89,7 @@ internal static class SettingsCatalog
             new("Tls:MaxHandshakes", Text(tls.MaxHandshakes), "most TLS handshakes in progress at once; a connection beyond is closed at once"),
             new("Tls:CipherSuites", tls.CipherSuites.ToString(), "TLS 1.2's suites: ECDHE with AEAD only, sessions not resumed (Aead), or OpenSSL's configured list, sessions resumed (OpenSsl)") { Choices = Enum.GetNames<TlsSuites>() },
             new("Tls:Engine", tls.Engine.ToString(), "what encrypts the records: .NET's SslStream, or OpenSSL 3 (libssl.so.3) directly on the loop thread") { Choices = Enum.GetNames<TlsEngine>() },
-            new("Tls:RecordLayer", tls.RecordLayer.ToString(), "who protects TLS 1.3's records after the OpenSsl engine's handshake: the loop, with the suite's AEAD through OpenSSL's EVP calls (Loop), or OpenSSL's own record layer (OpenSsl)") { Choices = Enum.GetNames<TlsRecordLayer>() },
+            new("Tls:RecordLayer", tls.RecordLayer.ToString(), "who protects TLS 1.3's records after the OpenSsl engine's handshake: the loop, with its own AES-GCM and OpenSSL's EVP calls for ChaCha20-Poly1305 (Loop), the loop with OpenSSL's EVP calls for every suite (LoopEvp), or OpenSSL's own record layer (OpenSsl)") { Choices = Enum.GetNames<TlsRecordLayer>() },
             new("ConnectionString", database.ConnectionString, "the Npgsql connection string"),
             new("DATABASE_URL", "(none)", "the database as a URL, postgres://user:password@host:port/database (HttpArena's form), instead of ConnectionString"),
             new("DATABASE_MAX_CONN", "(none)", "the most connections the database takes: the pool's size unless Database:MaxPoolSize or the connection string sets one"),

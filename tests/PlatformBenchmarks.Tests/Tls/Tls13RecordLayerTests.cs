@@ -15,12 +15,15 @@ public class Tls13RecordLayerTests
 
     public static TheoryData<ushort> Suites => new() { 0x1301, 0x1302, 0x1303 };
 
-    /// <summary>The server's layer, and the client's: the same secrets, each reading what the other writes.</summary>
+    /// <summary>
+    /// The server's layer, and the client's: the same secrets, each reading what the other writes. The server's AES suites
+    /// run on the loop's AES-GCM, the client's on OpenSSL's EVP AEAD, so each test also checks one against the other.
+    /// </summary>
     private static (Tls13RecordLayer Server, Tls13RecordLayer Client) Pair(ushort suite, ulong written = 0)
     {
         int length = suite == 0x1302 ? 48 : 32;
         Tls13RecordLayer server = Tls13RecordLayer.Create(suite, s_clientSecret.AsSpan(0, length), s_serverSecret.AsSpan(0, length), written)!;
-        Tls13RecordLayer client = Tls13RecordLayer.Create(suite, s_serverSecret.AsSpan(0, length), s_clientSecret.AsSpan(0, length), 0)!;
+        Tls13RecordLayer client = Tls13RecordLayer.Create(suite, s_serverSecret.AsSpan(0, length), s_clientSecret.AsSpan(0, length), 0, openSslAead: true)!;
         return (server, client);
     }
 
@@ -54,6 +57,32 @@ public class Tls13RecordLayerTests
             Assert.Equal((TlsAlert.None, Tls13RecordLayer.ApplicationData, "back"), Open(server, Seal(client, "back"u8)));
             // The header: application_data, legacy version 3.3, the length of what follows it (RFC 8446 §5.2).
             Assert.Equal(new byte[] { 23, 3, 3, 0, (byte)(5 + 1 + 16) }, first[..5]);
+        }
+    }
+
+    [Theory]
+    [InlineData((ushort)0x1301)]
+    [InlineData((ushort)0x1302)]
+    public void TheLoopsAesGcmAndOpenSslsReadEachOtherAtEverySize(ushort suite)
+    {
+        (Tls13RecordLayer server, Tls13RecordLayer client) = Pair(suite);
+        using (server)
+        using (client)
+        {
+            var random = new Random(suite);
+            foreach (int size in Enumerable.Range(0, 200).Concat([1000, 4095, 8400, Tls13RecordLayer.MaxPlaintext]))
+            {
+                byte[] content = new byte[size];
+                random.NextBytes(content);
+                foreach ((Tls13RecordLayer from, Tls13RecordLayer to) in new[] { (server, client), (client, server) })
+                {
+                    byte[] record = Seal(from, content);
+                    byte[] opened = new byte[record.Length];
+                    Assert.Equal(TlsAlert.None, to.Open(record, opened, out byte type, out int length));
+                    Assert.Equal(Tls13RecordLayer.ApplicationData, type);
+                    Assert.True(content.AsSpan().SequenceEqual(opened.AsSpan(0, length)), $"{size} bytes");
+                }
+            }
         }
     }
 

@@ -189,6 +189,11 @@ public class SocketsLoopRecordTests(SocketsLoopRecordTests.Server server) : Tls1
     public sealed class Server() : TlsServerFixture(TransportKind.Sockets, null, "--Tls:RecordLayer", nameof(TlsRecordLayer.Loop));
 }
 
+public class IoUringLoopEvpRecordTests(IoUringLoopEvpRecordTests.Server server) : Tls13RecordTests(server), IClassFixture<IoUringLoopEvpRecordTests.Server>
+{
+    public sealed class Server() : TlsServerFixture(TransportKind.IoUring, null, "--Tls:RecordLayer", nameof(TlsRecordLayer.LoopEvp));
+}
+
 public class IoUringOpenSslRecordTests(IoUringOpenSslRecordTests.Server server) : Tls13RecordTests(server), IClassFixture<IoUringOpenSslRecordTests.Server>
 {
     protected override string OverlongKeyUpdateAlert => "illegal parameter";

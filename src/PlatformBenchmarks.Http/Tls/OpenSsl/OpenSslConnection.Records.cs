@@ -33,6 +33,7 @@ internal sealed partial class OpenSslConnection
     private ulong _serverRecords;
     private long _handshakeRecordLeft;
     private Tls13RecordLayer? _records;
+    private bool _evpAead;
     private bool _openSslDone;
     private bool _closeSent;
     private bool _keyUpdateOwed;
@@ -155,7 +156,7 @@ internal sealed partial class OpenSslConnection
             }
 
             ushort suite = LibSsl.SSL_CIPHER_get_protocol_id(LibSsl.SSL_get_current_cipher(_ssl));
-            _records = Tls13RecordLayer.Create(suite, _clientSecret, _serverSecret, _serverRecords);
+            _records = Tls13RecordLayer.Create(suite, _clientSecret, _serverSecret, _serverRecords, _evpAead);
             if (_records is not null)
             {
                 // OpenSSL's record buffers, room for a whole record each way, are not used again: freed now rather than

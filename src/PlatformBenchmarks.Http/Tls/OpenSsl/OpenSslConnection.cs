@@ -55,8 +55,9 @@ internal sealed partial class OpenSslConnection : IDisposable
         bool added = false;
         _ssl.DangerousAddRef(ref added);
         _handle = _ssl.DangerousGetHandle();
-        if (context.RecordLayer == TlsRecordLayer.Loop)
+        if (context.RecordsOnLoop)
         {
+            _evpAead = context.RecordLayer == TlsRecordLayer.LoopEvp;
             WatchSecrets();
         }
     }

@@ -72,7 +72,7 @@ internal sealed class OpenSslContext : IDisposable
         unsafe
         {
             LibSsl.SSL_CTX_set_alpn_select_cb(_context, &SelectProtocol, GCHandle<OpenSslContext>.ToIntPtr(_self));
-            if (RecordLayer == TlsRecordLayer.Loop)
+            if (RecordsOnLoop)
             {
                 // The traffic secrets reach the connection that takes over TLS 1.3's records; nothing is logged.
                 LibSsl.SSL_CTX_set_keylog_callback(_context, &OpenSslConnection.OnSecret);
@@ -84,6 +84,9 @@ internal sealed class OpenSslContext : IDisposable
 
     /// <summary>Who protects TLS 1.3's records after the handshake.</summary>
     public TlsRecordLayer RecordLayer { get; }
+
+    /// <summary>Whether the loop protects TLS 1.3's records after the handshake, with either AEAD.</summary>
+    public bool RecordsOnLoop => RecordLayer is TlsRecordLayer.Loop or TlsRecordLayer.LoopEvp;
 
     /// <summary>The server's protocols, most preferred first, as ALPN names them.</summary>
     public ReadOnlyMemory<byte>[] Protocols => _protocols;

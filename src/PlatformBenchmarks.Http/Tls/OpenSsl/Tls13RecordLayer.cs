@@ -1,11 +1,12 @@
 using System.Buffers.Binary;
 using System.Security.Cryptography;
+using PlatformBenchmarks.Http.Tls.Aead;
 
 namespace PlatformBenchmarks.Http.Tls.OpenSsl;
 
 /// <summary>
 /// TLS 1.3's record protection (RFC 8446 §5.2 and §5.3) for one connection after OpenSSL's handshake: the AEAD of the
-/// negotiated suite called through OpenSSL's EVP layer, one cipher context per direction keyed once, a nonce per record.
+/// negotiated suite (the loop's AES-GCM, or OpenSSL's through its EVP layer), keyed once per direction, a nonce per record.
 /// What OpenSSL's own record layer does per record beyond that (its state machine, its BIOs, its provider parameters
 /// read per record) is what this saves (docs/decisions/0022-tls13-records-on-the-loop.md).
 /// </summary>
@@ -46,7 +47,12 @@ internal sealed class Tls13RecordLayer : IDisposable
     /// secrets, with <paramref name="writeSequence"/> records already sent under the server's (OpenSSL's session
     /// tickets); null for a suite this layer does not protect, which stays with OpenSSL's.
     /// </summary>
-    public static Tls13RecordLayer? Create(ushort protocolId, ReadOnlySpan<byte> clientSecret, ReadOnlySpan<byte> serverSecret, ulong writeSequence)
+    /// <remarks>
+    /// The AES suites run on <see cref="X86AesGcm"/> where the machine has its instructions, unless
+    /// <paramref name="openSslAead"/> asks for OpenSSL's EVP AEAD, as ChaCha20-Poly1305 always does
+    /// (docs/decisions/0023-aes-gcm-on-the-loop.md).
+    /// </remarks>
+    public static Tls13RecordLayer? Create(ushort protocolId, ReadOnlySpan<byte> clientSecret, ReadOnlySpan<byte> serverSecret, ulong writeSequence, bool openSslAead = false)
     {
         var suite = Suite.For(protocolId);
         if (suite is null || clientSecret.Length != suite.HashLength || serverSecret.Length != suite.HashLength)
@@ -54,11 +60,12 @@ internal sealed class Tls13RecordLayer : IDisposable
             return null;
         }
 
+        bool ownAead = suite.IsAesGcm && !openSslAead && X86AesGcm.IsSupported;
         Direction? read = null;
         try
         {
-            read = new Direction(suite, clientSecret, encrypt: false, sequence: 0);
-            return new Tls13RecordLayer(read, new Direction(suite, serverSecret, encrypt: true, writeSequence));
+            read = new Direction(suite, clientSecret, encrypt: false, sequence: 0, ownAead);
+            return new Tls13RecordLayer(read, new Direction(suite, serverSecret, encrypt: true, writeSequence, ownAead));
         }
         catch
         {
@@ -83,10 +90,7 @@ internal sealed class Tls13RecordLayer : IDisposable
         Span<byte> inner = record.Slice(HeaderLength, innerLength);
         plaintext.CopyTo(inner);
         inner[^1] = type;
-        _write.Begin();
-        _write.Aad(record[..HeaderLength]);
-        _write.Update(inner, inner);
-        _write.Finish(record.Slice(HeaderLength + innerLength, TagLength));
+        _write.Seal(record[..HeaderLength], inner, record.Slice(HeaderLength + innerLength, TagLength));
         return length;
     }
 
@@ -107,10 +111,7 @@ internal sealed class Tls13RecordLayer : IDisposable
         }
 
         Span<byte> inner = plaintext[..innerLength];
-        _read.Begin();
-        _read.Aad(record[..HeaderLength]);
-        _read.Update(record.Slice(HeaderLength, innerLength), inner);
-        if (!_read.Verify(record[^TagLength..]))
+        if (!_read.Open(record[..HeaderLength], record.Slice(HeaderLength, innerLength), inner, record[^TagLength..]))
         {
             inner.Clear();
             return TlsAlert.BadRecordMac;
@@ -160,11 +161,11 @@ internal sealed class Tls13RecordLayer : IDisposable
     }
 
     /// <summary>An AEAD suite of TLS 1.3 and the EVP cipher that runs it, fetched once per process.</summary>
-    private sealed class Suite(string cipherName, HashAlgorithmName hash, int hashLength, int keyLength)
+    private sealed class Suite(string cipherName, HashAlgorithmName hash, int hashLength, int keyLength, bool isAesGcm)
     {
-        private static readonly Suite s_aes128 = new("AES-128-GCM", HashAlgorithmName.SHA256, 32, 16);
-        private static readonly Suite s_aes256 = new("AES-256-GCM", HashAlgorithmName.SHA384, 48, 32);
-        private static readonly Suite s_chacha = new("ChaCha20-Poly1305", HashAlgorithmName.SHA256, 32, 32);
+        private static readonly Suite s_aes128 = new("AES-128-GCM", HashAlgorithmName.SHA256, 32, 16, isAesGcm: true);
+        private static readonly Suite s_aes256 = new("AES-256-GCM", HashAlgorithmName.SHA384, 48, 32, isAesGcm: true);
+        private static readonly Suite s_chacha = new("ChaCha20-Poly1305", HashAlgorithmName.SHA256, 32, 32, isAesGcm: false);
 
         private nint _cipher;
 
@@ -173,6 +174,8 @@ internal sealed class Tls13RecordLayer : IDisposable
         public int HashLength => hashLength;
 
         public int KeyLength => keyLength;
+
+        public bool IsAesGcm => isAesGcm;
 
         /// <summary>The EVP cipher, fetched on first use and kept for the process's life (OpenSSL 3's explicit fetch).</summary>
         public nint Cipher
@@ -208,31 +211,37 @@ internal sealed class Tls13RecordLayer : IDisposable
     }
 
     /// <summary>
-    /// One direction's traffic secret, its key and IV (RFC 8446 §7.3), its sequence number, and its EVP cipher context,
-    /// keyed once per secret; each record sets only its nonce (§5.3: the IV XOR the sequence number).
+    /// One direction's traffic secret, its key and IV (RFC 8446 §7.3), its sequence number, and its AEAD keyed once per
+    /// secret: <see cref="X86AesGcm"/>, or an EVP cipher context; each record sets only its nonce (§5.3: the IV XOR the
+    /// sequence number).
     /// </summary>
     private sealed class Direction : IDisposable
     {
         private readonly Suite _suite;
         private readonly bool _encrypt;
+        private readonly bool _ownAead;
         private readonly byte[] _secret;
         // The secret and IV are pinned, so the garbage collector leaves no copy behind when it compacts; zeroed at the end.
         private readonly byte[] _iv = GC.AllocateArray<byte>(NonceLength, pinned: true);
-        private readonly byte[] _nonce = new byte[NonceLength];
+        private X86AesGcm? _aead;
         private nint _context;
         private ulong _sequence;
 
-        public Direction(Suite suite, ReadOnlySpan<byte> secret, bool encrypt, ulong sequence)
+        public Direction(Suite suite, ReadOnlySpan<byte> secret, bool encrypt, ulong sequence, bool ownAead)
         {
             _suite = suite;
             _encrypt = encrypt;
+            _ownAead = ownAead;
             _secret = GC.AllocateArray<byte>(secret.Length, pinned: true);
             secret.CopyTo(_secret);
             _sequence = sequence;
-            _context = LibSsl.EVP_CIPHER_CTX_new();
-            if (_context == 0)
+            if (!ownAead)
             {
-                throw new IOException(LibSsl.TakeError("EVP_CIPHER_CTX_new"));
+                _context = LibSsl.EVP_CIPHER_CTX_new();
+                if (_context == 0)
+                {
+                    throw new IOException(LibSsl.TakeError("EVP_CIPHER_CTX_new"));
+                }
             }
 
             Key();
@@ -249,47 +258,40 @@ internal sealed class Tls13RecordLayer : IDisposable
             Key();
         }
 
-        /// <summary>Starts a record: the nonce of this sequence number; the number moves on.</summary>
-        public void Begin()
+        /// <summary>Encrypts <paramref name="inner"/> in place and writes its tag, under the next sequence number.</summary>
+        public void Seal(ReadOnlySpan<byte> header, Span<byte> inner, Span<byte> tag)
         {
-            // A sequence number must not wrap (§5.3); 2^64 records is beyond any connection, but the check is cheap.
-            if (_sequence == ulong.MaxValue)
+            Span<byte> nonce = stackalloc byte[NonceLength];
+            NextNonce(nonce);
+            if (_aead is { } aead)
             {
-                throw new IOException("The TLS sequence number would wrap; the connection must end.");
+                aead.Encrypt(nonce, inner, inner, tag, header);
+                return;
             }
 
-            ulong sequence = _sequence++;
-            _iv.CopyTo(_nonce.AsSpan());
-            ulong tail = BinaryPrimitives.ReadUInt64BigEndian(_nonce.AsSpan(NonceLength - 8)) ^ sequence;
-            BinaryPrimitives.WriteUInt64BigEndian(_nonce.AsSpan(NonceLength - 8), tail);
-            Check(LibSsl.EVP_CipherInit_ex2(_context, 0, default, _nonce, -1, 0), "EVP_CipherInit_ex2");
-        }
-
-        public void Aad(ReadOnlySpan<byte> header)
-        {
-            Check(LibSsl.EVP_CipherUpdate(_context, default, out _, header, header.Length), "EVP_CipherUpdate");
-        }
-
-        public void Update(ReadOnlySpan<byte> input, Span<byte> output)
-        {
-            Check(LibSsl.EVP_CipherUpdateData(_context, output, out int written, input, input.Length), "EVP_CipherUpdate");
-            if (written != input.Length)
-            {
-                // The AEADs here are stream ciphers under EVP: every byte in gives one out, at once.
-                throw new IOException("EVP_CipherUpdate held bytes back.");
-            }
-        }
-
-        /// <summary>Ends an encrypted record: its tag into <paramref name="tag"/>.</summary>
-        public void Finish(Span<byte> tag)
-        {
+            Begin(nonce);
+            Aad(header);
+            Update(inner, inner);
             Check(LibSsl.EVP_CipherFinal_ex(_context, default, out _), "EVP_CipherFinal_ex");
             Check(LibSsl.EVP_CIPHER_CTX_ctrl(_context, LibSsl.EvpCtrlAeadGetTag, TagLength, tag), "EVP_CTRL_AEAD_GET_TAG");
         }
 
-        /// <summary>Ends a decrypted record: whether <paramref name="tag"/> authenticates it.</summary>
-        public bool Verify(ReadOnlySpan<byte> tag)
+        /// <summary>
+        /// Decrypts <paramref name="body"/> into <paramref name="inner"/> under the next sequence number; whether
+        /// <paramref name="tag"/> authenticates it.
+        /// </summary>
+        public bool Open(ReadOnlySpan<byte> header, ReadOnlySpan<byte> body, Span<byte> inner, ReadOnlySpan<byte> tag)
         {
+            Span<byte> nonce = stackalloc byte[NonceLength];
+            NextNonce(nonce);
+            if (_aead is { } aead)
+            {
+                return aead.TryDecrypt(nonce, body, tag, inner, header);
+            }
+
+            Begin(nonce);
+            Aad(header);
+            Update(body, inner);
             Check(LibSsl.EVP_CIPHER_CTX_ctrl(_context, LibSsl.EvpCtrlAeadSetTag, TagLength, tag), "EVP_CTRL_AEAD_SET_TAG");
             if (LibSsl.EVP_CipherFinal_ex(_context, default, out _) == 1)
             {
@@ -305,10 +307,47 @@ internal sealed class Tls13RecordLayer : IDisposable
         {
             CryptographicOperations.ZeroMemory(_secret);
             CryptographicOperations.ZeroMemory(_iv);
+            _aead?.Dispose();
+            _aead = null;
             if (_context != 0)
             {
                 LibSsl.EVP_CIPHER_CTX_free(_context);
                 _context = 0;
+            }
+        }
+
+        /// <summary>The nonce of this record's sequence number; the number moves on.</summary>
+        private void NextNonce(Span<byte> nonce)
+        {
+            // A sequence number must not wrap (§5.3); 2^64 records is beyond any connection, but the check is cheap.
+            if (_sequence == ulong.MaxValue)
+            {
+                throw new IOException("The TLS sequence number would wrap; the connection must end.");
+            }
+
+            ulong sequence = _sequence++;
+            _iv.CopyTo(nonce);
+            ulong tail = BinaryPrimitives.ReadUInt64BigEndian(nonce[(NonceLength - 8)..]) ^ sequence;
+            BinaryPrimitives.WriteUInt64BigEndian(nonce[(NonceLength - 8)..], tail);
+        }
+
+        private void Begin(ReadOnlySpan<byte> nonce)
+        {
+            Check(LibSsl.EVP_CipherInit_ex2(_context, 0, default, nonce, -1, 0), "EVP_CipherInit_ex2");
+        }
+
+        private void Aad(ReadOnlySpan<byte> header)
+        {
+            Check(LibSsl.EVP_CipherUpdate(_context, default, out _, header, header.Length), "EVP_CipherUpdate");
+        }
+
+        private void Update(ReadOnlySpan<byte> input, Span<byte> output)
+        {
+            Check(LibSsl.EVP_CipherUpdateData(_context, output, out int written, input, input.Length), "EVP_CipherUpdate");
+            if (written != input.Length)
+            {
+                // The AEADs here are stream ciphers under EVP: every byte in gives one out, at once.
+                throw new IOException("EVP_CipherUpdate held bytes back.");
             }
         }
 
@@ -320,7 +359,15 @@ internal sealed class Tls13RecordLayer : IDisposable
             ExpandLabel(_suite.Hash, _secret, "iv"u8, _iv);
             try
             {
-                Check(LibSsl.EVP_CipherInit_ex2(_context, _suite.Cipher, key, default, _encrypt ? 1 : 0, 0), "EVP_CipherInit_ex2");
+                if (_ownAead)
+                {
+                    _aead?.Dispose();
+                    _aead = new X86AesGcm(key);
+                }
+                else
+                {
+                    Check(LibSsl.EVP_CipherInit_ex2(_context, _suite.Cipher, key, default, _encrypt ? 1 : 0, 0), "EVP_CipherInit_ex2");
+                }
             }
             finally
             {
