@@ -20,6 +20,12 @@ internal sealed partial class OpenSslClient : IDisposable
     private const string Crypto = "libcrypto.so.3";
     private const int CtrlSetMaxProtoVersion = 124;
     private const int Tls13Version = 0x0304;
+    private const int ErrorWantRead = 2;
+    private const int ErrorWantWrite = 3;
+
+    // The last retried call's failure, for the next Check on this thread.
+    [ThreadStatic]
+    private static string? t_lastFailure;
 
     // The client's first application traffic secret of each connection, from OpenSSL's keylog callback, by SSL.
     private static readonly ConcurrentDictionary<nint, byte[]> s_clientSecrets = new();
@@ -65,7 +71,7 @@ internal sealed partial class OpenSslClient : IDisposable
             Check(SSL_set_session(ssl, session) == 1, "SSL_set_session");
         }
 
-        Check(SSL_connect(ssl) == 1, "SSL_connect");
+        Check(Retried(ssl, () => SSL_connect(ssl)) == 1, "SSL_connect");
         return client;
     }
 
@@ -79,7 +85,7 @@ internal sealed partial class OpenSslClient : IDisposable
         byte[] bytes = Encoding.ASCII.GetBytes(text);
         // One record per write, so that the count of records sent gives the next sequence number.
         ArgumentOutOfRangeException.ThrowIfGreaterThan(bytes.Length, 1 << 14);
-        Check(SSL_write(_ssl, bytes, bytes.Length) == bytes.Length, "SSL_write");
+        Check(Retried(_ssl, () => SSL_write(_ssl, bytes, bytes.Length)) == bytes.Length, "SSL_write");
         _recordsSent++;
     }
 
@@ -129,7 +135,7 @@ internal sealed partial class OpenSslClient : IDisposable
                 }
             }
 
-            int read = SSL_read(_ssl, buffer, buffer.Length);
+            int read = Retried(_ssl, () => SSL_read(_ssl, buffer, buffer.Length));
             Check(read > 0, "SSL_read");
             received.Append(Encoding.ASCII.GetString(buffer, 0, read));
         }
@@ -146,10 +152,12 @@ internal sealed partial class OpenSslClient : IDisposable
     {
         byte[] buffer = new byte[16384];
         int read;
-        while ((read = SSL_read(_ssl, buffer, buffer.Length)) > 0)
+        while ((read = Retried(_ssl, () => SSL_read(_ssl, buffer, buffer.Length))) > 0)
         {
         }
 
+        // The end is expected here: its detail is not a failure to report.
+        t_lastFailure = null;
         int error = SSL_get_error(_ssl, read);
         return error == 6 ? "closed" : TakeError();
     }
@@ -184,11 +192,41 @@ internal sealed partial class OpenSslClient : IDisposable
         }
     }
 
+    /// <summary>
+    /// Makes <paramref name="call"/> again while OpenSSL says it wants to read or write, for up to the socket's timeout.
+    /// On a blocking socket that happens when a signal to this process (a child process ending, as other tests' do)
+    /// interrupts a read: with a receive timeout set, the kernel does not restart it (signal(7)), and OpenSSL reports the
+    /// interruption as a read to retry.
+    /// </summary>
+    /// <remarks>A call that fails for good leaves its OpenSSL error kind and errno for <see cref="Check"/>'s message.</remarks>
+    private static int Retried(nint ssl, Func<int> call)
+    {
+        long start = TimeProvider.System.GetTimestamp();
+        while (true)
+        {
+            int result = call();
+            int errno = Marshal.GetLastPInvokeError();
+            if (result > 0)
+            {
+                return result;
+            }
+
+            int error = SSL_get_error(ssl, result);
+            if (error is not (ErrorWantRead or ErrorWantWrite) || TimeProvider.System.GetElapsedTime(start) > TimeSpan.FromSeconds(10))
+            {
+                t_lastFailure = $" (SSL_get_error {error}, errno {errno})";
+                return result;
+            }
+        }
+    }
+
     private static void Check(bool succeeded, string operation)
     {
         if (!succeeded)
         {
-            throw new IOException($"{operation}: {TakeError()}");
+            string detail = t_lastFailure ?? "";
+            t_lastFailure = null;
+            throw new IOException($"{operation}: {TakeError()}{detail}");
         }
     }
 
@@ -240,13 +278,13 @@ internal sealed partial class OpenSslClient : IDisposable
     [LibraryImport(Ssl)]
     private static partial int SSL_session_reused(nint ssl);
 
-    [LibraryImport(Ssl)]
+    [LibraryImport(Ssl, SetLastError = true)]
     private static partial int SSL_connect(nint ssl);
 
-    [LibraryImport(Ssl)]
+    [LibraryImport(Ssl, SetLastError = true)]
     private static partial int SSL_write(nint ssl, byte[] buffer, int length);
 
-    [LibraryImport(Ssl)]
+    [LibraryImport(Ssl, SetLastError = true)]
     private static partial int SSL_read(nint ssl, byte[] buffer, int length);
 
     [LibraryImport(Ssl)]
