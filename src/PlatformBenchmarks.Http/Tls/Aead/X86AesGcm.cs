@@ -176,31 +176,21 @@ internal sealed partial class X86AesGcm : IDisposable
         Span<byte> last = stackalloc byte[BatchLength + BlockLength];
         last.Clear();
         input.Slice(offset, rest).CopyTo(last);
+        if (encrypt && rest > 0)
+        {
+            XorBatch(j0, counter, ref MemoryMarshal.GetReference(last), ref MemoryMarshal.GetReference(last));
+            last[..rest].CopyTo(output[offset..]);
+            // The ciphertext is hashed, so what the keystream left after it is zeros again.
+            last[rest..].Clear();
+        }
+
         BinaryPrimitives.WriteUInt64BigEndian(last[hashed..], (ulong)associatedLength * 8);
         BinaryPrimitives.WriteUInt64BigEndian(last[(hashed + 8)..], (ulong)length * 8);
-        if (encrypt)
+        y = Hash(y, last[..(hashed + BlockLength)]);
+        if (!encrypt && rest > 0)
         {
-            if (rest > 0)
-            {
-                Span<byte> lengths = stackalloc byte[BlockLength];
-                last.Slice(hashed, BlockLength).CopyTo(lengths);
-                XorBatch(j0, counter, ref MemoryMarshal.GetReference(last), ref MemoryMarshal.GetReference(last));
-                last[..rest].CopyTo(output[offset..]);
-                // The ciphertext is hashed, so what the keystream left after it is zeros again.
-                last[rest..hashed].Clear();
-                lengths.CopyTo(last[hashed..]);
-            }
-
-            y = Hash(y, last[..(hashed + BlockLength)]);
-        }
-        else
-        {
-            y = Hash(y, last[..(hashed + BlockLength)]);
-            if (rest > 0)
-            {
-                XorBatch(j0, counter, ref MemoryMarshal.GetReference(last), ref MemoryMarshal.GetReference(last));
-                last[..rest].CopyTo(output[offset..]);
-            }
+            XorBatch(j0, counter, ref MemoryMarshal.GetReference(last), ref MemoryMarshal.GetReference(last));
+            last[..rest].CopyTo(output[offset..]);
         }
 
         last.Clear();

@@ -33,7 +33,7 @@ internal sealed partial class OpenSslConnection
     private ulong _serverRecords;
     private long _handshakeRecordLeft;
     private Tls13RecordLayer? _records;
-    private bool _evpAead;
+    private readonly bool _evpAead;
     private bool _openSslDone;
     private bool _closeSent;
     private bool _keyUpdateOwed;
